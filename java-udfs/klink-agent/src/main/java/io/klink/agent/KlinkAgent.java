@@ -1,0 +1,72 @@
+package io.klink.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.instrument.Instrumentation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.Properties;
+
+/**
+ * Java agent attached to every Flink TaskManager ({@code env.java.opts.taskmanager}).
+ *
+ * <p>For now it announces itself: it logs one line, publishes its version as the system property
+ * {@value #VERSION_PROPERTY} and, when {@code statusDir} is given, writes {@code <pid>.json} there so
+ * that {@code klinkctl status} can show which TaskManagers carry which agent version. The scheduler
+ * thread is started from here once the scheduler module exists.
+ */
+public final class KlinkAgent {
+
+    public static final String VERSION_PROPERTY = "klink.agent.version";
+
+    private KlinkAgent() {}
+
+    public static void premain(String agentArgs, Instrumentation instrumentation) {
+        AgentOptions options = AgentOptions.parse(agentArgs);
+        String version = version();
+        System.setProperty(VERSION_PROPERTY, version);
+        long pid = ProcessHandle.current().pid();
+        System.out.println("klink-agent " + version + " loaded in pid " + pid + " with options " + options.values());
+        if (options.statusDir() != null) {
+            writeStatus(options.statusDir(), pid, version);
+        }
+    }
+
+    public static void agentmain(String agentArgs, Instrumentation instrumentation) {
+        premain(agentArgs, instrumentation);
+    }
+
+    /** The version Maven stamped into the jar (version.properties is filtered at build time). */
+    public static String version() {
+        try (InputStream in = KlinkAgent.class.getResourceAsStream("version.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version", "unknown");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Path writeStatus(Path statusDir, long pid, String version) {
+        String json = String.format(
+                "{\"pid\": %d, \"version\": \"%s\", \"loaded_at\": \"%s\"}%n", pid, version, Instant.now());
+        try {
+            Files.createDirectories(statusDir);
+            Path target = statusDir.resolve(pid + ".json");
+            Path tmp = statusDir.resolve(pid + ".json.tmp");
+            Files.writeString(tmp, json, StandardCharsets.UTF_8);
+            return Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            // The agent must never stop a TaskManager from starting: report and carry on.
+            System.err.println("klink-agent: could not write status to " + statusDir + ": " + e);
+            return null;
+        }
+    }
+}

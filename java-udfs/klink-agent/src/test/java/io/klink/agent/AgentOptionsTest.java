@@ -1,0 +1,38 @@
+package io.klink.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class AgentOptionsTest {
+
+    @Test
+    void parsesKeyValuePairsInOrder() {
+        AgentOptions options = AgentOptions.parse("statusDir=/tmp/x, policy=klink");
+        assertEquals(Path.of("/tmp/x"), options.statusDir());
+        assertEquals("klink", options.get("policy", "default"));
+    }
+
+    @Test
+    void emptyArgumentsMeanNoOptions() {
+        assertTrue(AgentOptions.parse(null).values().isEmpty());
+        assertTrue(AgentOptions.parse("  ").values().isEmpty());
+        assertNull(AgentOptions.parse("").statusDir());
+    }
+
+    @Test
+    void missingValueIsRejectedWithTheOffendingPair() {
+        IllegalArgumentException error =
+                assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("statusDir"));
+        assertTrue(error.getMessage().contains("'statusDir'"), error.getMessage());
+    }
+
+    @Test
+    void unknownKeysFallBack() {
+        assertEquals("default", AgentOptions.parse("a=b").get("policy", "default"));
+    }
+}

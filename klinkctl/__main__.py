@@ -1,0 +1,3 @@
+from klinkctl.cli import main
+
+main()

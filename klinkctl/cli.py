@@ -1,0 +1,128 @@
+"""The klinkctl command line: parses, calls the library, prints. Nothing else lives here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from klinkctl import __version__, prereqs
+from klinkctl.errors import KlinkError
+from klinkctl.paths import resolve_state_dir
+from klinkctl.stack import backends
+from klinkctl.stack.base import ComponentStatus
+from klinkctl.stack.spec import StackSpec
+
+console = Console(stderr=True)
+out = Console()
+
+
+class KlinkGroup(click.Group):
+    """Turns KlinkError into one line on stderr and a non-zero exit, never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KlinkError as error:
+            click.echo(f"error: {error}", err=True)
+            sys.exit(error.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+state_dir_option = click.option(
+    "--state-dir", type=click.Path(path_type=Path), default=None, envvar="KLINK_STATE_DIR",
+    help="Where config, logs, pids and data live (default ./.klink).")
+
+
+@click.group(cls=KlinkGroup)
+@click.version_option(__version__, prog_name="klinkctl")
+def main() -> None:
+    """Latency experiments for scheduling and sampling policies on a real Flink + Kafka stack."""
+    prereqs.check_python()
+
+
+@main.command()
+@state_dir_option
+@click.option("--backend", type=click.Choice(backends.NAMES), default="local", show_default=True,
+              help="local: processes on this machine (no Docker); compose: docker compose.")
+@click.option("--taskmanagers", type=int, default=1, show_default=True, help="Number of TaskManagers.")
+@click.option("--slots", type=int, default=4, show_default=True, help="Task slots per TaskManager.")
+@click.option("--jm-memory", default="1024m", show_default=True, help="JobManager process memory.")
+@click.option("--tm-memory", default="1536m", show_default=True, help="TaskManager process memory.")
+@click.option("--kafka-heap", default="512m", show_default=True, help="Kafka broker JVM heap.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address every service binds to. Anything but loopback exposes Flink's job-running REST API.")
+@click.option("--kafka-port", type=int, default=9092, show_default=True)
+@click.option("--kafka-controller-port", type=int, default=9093, show_default=True)
+@click.option("--rpc-port", type=int, default=6123, show_default=True, help="Flink JobManager RPC port.")
+@click.option("--rest-port", type=int, default=8081, show_default=True, help="Flink REST/web port.")
+def up(state_dir: Path | None, backend: str, taskmanagers: int, slots: int, jm_memory: str, tm_memory: str,
+       kafka_heap: str, host: str, kafka_port: int, kafka_controller_port: int, rpc_port: int,
+       rest_port: int) -> None:
+    """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
+    spec = StackSpec(
+        state_dir=resolve_state_dir(state_dir), host=host, kafka_port=kafka_port,
+        kafka_controller_port=kafka_controller_port, jobmanager_rpc_port=rpc_port, rest_port=rest_port,
+        taskmanagers=taskmanagers, slots=slots, jobmanager_memory=jm_memory, taskmanager_memory=tm_memory,
+        kafka_heap=kafka_heap,
+    ).validate()
+    stack = backends.create(backend, spec.state_dir)
+    with console.status("starting stack") as spinner:
+        started = stack.up(spec, progress=lambda line: spinner.update(line))
+    if not started:
+        click.echo(f"stack in {spec.state_dir} is already running; nothing changed")
+    _print_ready(stack)
+
+
+def _print_ready(stack: backends.StackBackend) -> None:
+    endpoints = stack.endpoints()
+    statuses = stack.status()
+    click.echo(f"kafka bootstrap: {endpoints.bootstrap_servers}")
+    click.echo(f"flink rest:      {endpoints.rest_url}")
+    click.echo(_health_line(statuses))
+
+
+def _health_line(statuses: list[ComponentStatus]) -> str:
+    running = sum(s.running for s in statuses)
+    rss = sum(s.rss_bytes or 0 for s in statuses)
+    state = "healthy" if running == len(statuses) else "DEGRADED"
+    return f"{state}: {running}/{len(statuses)} components running, {rss / 2**20:.0f} MiB RSS in total"
+
+
+@main.command()
+@state_dir_option
+def status(state_dir: Path | None) -> None:
+    """Each component's state, pid, port, RSS and uptime. Exit 1 if anything is down."""
+    stack = backends.detect(resolve_state_dir(state_dir))
+    statuses = stack.status() if stack else []
+    if not statuses:
+        click.echo(f"no stack recorded in {resolve_state_dir(state_dir)}; start one with `klinkctl up`")
+        sys.exit(1)
+    table = Table("component", "state", "pid", "port", "rss", "uptime", "detail")
+    for s in statuses:
+        table.add_row(s.name, "running" if s.running else "DOWN", str(s.pid or "-"), str(s.port or "-"),
+                      f"{s.rss_bytes / 2**20:.0f} MiB" if s.rss_bytes else "-",
+                      f"{s.uptime_s:.0f} s" if s.uptime_s is not None else "-", s.detail)
+    out.print(table)
+    click.echo(_health_line(statuses))
+    if not all(s.running for s in statuses):
+        sys.exit(1)
+
+
+@main.command()
+@state_dir_option
+@click.option("--purge", is_flag=True, help="Also delete Kafka data, logs and configs in the state dir.")
+def down(state_dir: Path | None, purge: bool) -> None:
+    """Stop everything `up` started (gracefully, then forcefully). Keeps data unless --purge."""
+    resolved = resolve_state_dir(state_dir)
+    stack = backends.detect(resolved) or backends.create("local", resolved)
+    with console.status("stopping stack") as spinner:
+        stopped = stack.down(purge=purge, progress=lambda line: spinner.update(line))
+    click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
+    if purge:
+        click.echo(f"purged stack data in {resolved}")

@@ -1,0 +1,32 @@
+"""The registry of stack backends: pick one by name, or find the one that owns a state dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from klinkctl.errors import KlinkError
+from klinkctl.stack.base import StackBackend
+from klinkctl.stack.local import RECORD_FILE, LocalBackend
+
+NAMES = ("local", "compose")
+
+
+def create(name: str, state_dir: Path) -> StackBackend:
+    if name == "local":
+        return LocalBackend(state_dir)
+    if name == "compose":
+        from klinkctl.stack.compose import ComposeBackend  # the Docker SDK is only needed here
+
+        return ComposeBackend(state_dir)
+    raise KlinkError(f"unknown backend {name!r}; choose one of: {', '.join(NAMES)}")
+
+
+def detect(state_dir: Path) -> StackBackend | None:
+    """The backend whose record is in state_dir, if any."""
+    if (state_dir / RECORD_FILE).is_file():
+        return LocalBackend(state_dir)
+    from klinkctl.stack.compose import RECORD_FILE as COMPOSE_RECORD
+
+    if (state_dir / COMPOSE_RECORD).is_file():
+        return create("compose", state_dir)
+    return None

@@ -1,0 +1,163 @@
+"""The Flink session cluster of the local stack, run from the PyFlink distribution with our own conf and lib dirs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import yaml
+
+from klinkctl import FLINK_VERSION
+from klinkctl.artifacts import Artifacts
+from klinkctl.errors import KlinkError
+from klinkctl.stack.processes import ManagedProcess, spawn
+from klinkctl.stack.spec import StackSpec
+
+
+def flink_home() -> Path:
+    """The pip-installed Flink distribution (pyflink ships bin/, lib/, opt/, conf/)."""
+    found = importlib.util.find_spec("pyflink")
+    if found is None or not found.submodule_search_locations:
+        raise KlinkError(f"apache-flink is not installed in {sys.executable}; run `pip install -e .`")
+    return Path(list(found.submodule_search_locations)[0])
+
+
+def flink_dir(spec: StackSpec) -> Path:
+    return spec.state_dir / "flink"
+
+
+def conf_dir(spec: StackSpec) -> Path:
+    return flink_dir(spec) / "conf"
+
+
+def lib_dir(spec: StackSpec) -> Path:
+    return flink_dir(spec) / "lib"
+
+
+def agent_status_dir(spec: StackSpec) -> Path:
+    return spec.state_dir / "agent"
+
+
+def component_log_dir(spec: StackSpec, component: str) -> Path:
+    return spec.state_dir / "logs" / component
+
+
+def _shipped_java_opts(home: Path) -> str:
+    shipped = yaml.safe_load((home / "conf" / "config.yaml").read_text()) or {}
+    return str(shipped.get("env", {}).get("java", {}).get("opts", {}).get("all", ""))
+
+
+def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[str, object]:
+    """Flat Flink config keys. Every listener on spec.host; every write inside the state dir."""
+    state = flink_dir(spec)
+    tmp = state / "tmp"
+    config: dict[str, object] = {
+        "jobmanager.rpc.address": spec.host,
+        "jobmanager.rpc.port": spec.jobmanager_rpc_port,
+        "jobmanager.bind-host": spec.host,
+        "taskmanager.bind-host": spec.host,
+        "taskmanager.host": spec.host,
+        "rest.address": spec.host,
+        "rest.bind-address": spec.host,
+        "rest.port": spec.rest_port,
+        "taskmanager.numberOfTaskSlots": spec.slots,
+        "parallelism.default": 1,
+        "jobmanager.memory.process.size": spec.jobmanager_memory,
+        "taskmanager.memory.process.size": spec.taskmanager_memory,
+        "jobmanager.execution.failover-strategy": "region",
+        "env.pid.dir": str(state / "pid"),
+        "io.tmp.dirs": str(tmp),
+        "web.tmpdir": str(tmp / "web"),
+        "blob.storage.directory": str(tmp / "blob"),
+        "env.stdout-err.redirect-to-file": True,
+        "env.java.opts.all": f"{_shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
+        "env.java.opts.taskmanager": f"-javaagent:{artifacts.agent_jar}=statusDir={agent_status_dir(spec)}",
+        "python.executable": sys.executable,
+        "python.client.executable": sys.executable,
+    }
+    config.update(spec.extra_flink_config)
+    return config
+
+
+def write_conf_dir(spec: StackSpec, artifacts: Artifacts) -> Path:
+    home = flink_home()
+    conf = conf_dir(spec)
+    conf.mkdir(parents=True, exist_ok=True)
+    for shipped in (home / "conf").glob("log4j*.properties"):
+        target = conf / shipped.name
+        target.write_text(shipped.read_text())
+    (conf / "config.yaml").write_text(yaml.safe_dump(cluster_config(spec, artifacts, home), sort_keys=False))
+    return conf
+
+
+def write_lib_dir(spec: StackSpec, artifacts: Artifacts) -> Path:
+    """One classpath for JobManager, TaskManagers and client: Flink's lib, flink-python, the connector, our jars."""
+    home = flink_home()
+    lib = lib_dir(spec)
+    lib.mkdir(parents=True, exist_ok=True)
+    for stale in lib.iterdir():
+        stale.unlink()
+    wanted = [*sorted((home / "lib").glob("*.jar")), *sorted((home / "opt").glob("flink-python-*.jar")),
+              artifacts.connector_jar, *artifacts.udf_jars]
+    for jar in wanted:
+        (lib / jar.name).symlink_to(jar)
+    return lib
+
+
+def script_env(spec: StackSpec, log_dir: Path) -> dict[str, str]:
+    """Environment for Flink's bin/ scripts: our conf + lib, logs in the component's own dir."""
+    env = dict(os.environ)
+    env.update({
+        "FLINK_CONF_DIR": str(conf_dir(spec)),
+        "FLINK_LIB_DIR": str(lib_dir(spec)),
+        "FLINK_LOG_DIR": str(log_dir),
+        "FLINK_IDENT_STRING": "klink",
+    })
+    env.pop("FLINK_HOME", None)  # the scripts then locate the distribution from their own path
+    return env
+
+
+def _start(spec: StackSpec, component: str, script: str, extra_args: list[str], port: int | None) -> ManagedProcess:
+    log_dir = component_log_dir(spec, component)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    argv = ["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args]
+    # start-foreground execs the JVM, so the pid we record is the JobManager/TaskManager itself.
+    return spawn(component, argv, script_env(spec, log_dir), log_dir / "launcher.out", port)
+
+
+def start_jobmanager(spec: StackSpec) -> ManagedProcess:
+    return _start(spec, "jobmanager", "jobmanager.sh", [], spec.rest_port)
+
+
+def start_taskmanager(spec: StackSpec, index: int) -> ManagedProcess:
+    name = f"taskmanager-{index}"
+    return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None)
+
+
+def component_log(spec: StackSpec, component: str) -> Path:
+    """The component's main log file (Flink names it flink-<ident>-<service>-<n>-<host>.log)."""
+    log_dir = component_log_dir(spec, component)
+    logs = sorted(log_dir.glob("*.log"), key=lambda p: p.stat().st_mtime)
+    return logs[-1] if logs else log_dir / "launcher.out"
+
+
+def rest_get(spec: StackSpec, path: str, timeout: float = 2.0) -> dict:
+    with urllib.request.urlopen(f"{spec.rest_url}{path}", timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def registered_taskmanagers(spec: StackSpec) -> int | None:
+    """TaskManagers registered with the JobManager, or None while the REST API does not answer."""
+    try:
+        return int(rest_get(spec, "/overview").get("taskmanagers", 0))
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+def version_matches(spec: StackSpec) -> bool:
+    return rest_get(spec, "/config").get("flink-version") == FLINK_VERSION

@@ -1,0 +1,185 @@
+"""The embedded local stack (default backend): Kafka + Flink JobManager + N TaskManagers as local processes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from klinkctl import artifacts, prereqs
+from klinkctl.errors import ComponentFailed, KlinkError
+from klinkctl.stack import flink, kafka
+from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
+from klinkctl.stack.ports import ensure_free
+from klinkctl.stack.processes import ManagedProcess, is_running, resource_usage, stop
+from klinkctl.stack.spec import StackSpec
+
+RECORD_FILE = "stack.json"
+#: What `down --purge` deletes: only what `up` created, never anything else in the state dir.
+OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp")
+KAFKA_READY_TIMEOUT_S = 60.0
+FLINK_READY_TIMEOUT_S = 90.0
+
+
+class LocalBackend(StackBackend):
+    name = "local"
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.record_path = state_dir / RECORD_FILE
+
+    # --- the record of what is running -------------------------------------------------------
+    def _load(self) -> tuple[StackSpec, list[ManagedProcess]] | None:
+        if not self.record_path.is_file():
+            return None
+        data = json.loads(self.record_path.read_text())
+        return StackSpec.from_dict(data["spec"]), [ManagedProcess.from_dict(c) for c in data["components"]]
+
+    def _save(self, spec: StackSpec, components: list[ManagedProcess]) -> None:
+        data = {"backend": self.name, "spec": spec.to_dict(), "components": [c.to_dict() for c in components]}
+        tmp = self.record_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2))
+        tmp.replace(self.record_path)
+
+    def recorded_spec(self) -> StackSpec | None:
+        loaded = self._load()
+        return loaded[0] if loaded else None
+
+    # --- up ----------------------------------------------------------------------------------
+    def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
+        if self._already_running():
+            return False
+        prereqs.check_java()
+        prereqs.check_maven()
+        ensure_free(spec.host, spec.ports())
+        jars = artifacts.ensure_all(progress)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        started: list[ManagedProcess] = []
+        try:
+            self._start_all(spec, jars, started, progress)
+        except BaseException:
+            progress("start failed: stopping what was started")
+            self._stop_all(started)
+            self.record_path.unlink(missing_ok=True)
+            raise
+        return True
+
+    def _already_running(self) -> bool:
+        loaded = self._load()
+        if loaded is None:
+            return False
+        alive = [c.name for c in loaded[1] if is_running(c)]
+        if len(alive) == len(loaded[1]):
+            return True
+        if alive:
+            down = sorted({c.name for c in loaded[1]} - set(alive))
+            raise KlinkError(
+                f"the stack in {self.state_dir} is only partly running ({', '.join(down)} down); "
+                "run `klinkctl down` first, then `klinkctl up`"
+            )
+        self._stop_all(loaded[1])  # all gone: a stale record (e.g. after a reboot); stray children too
+        self.record_path.unlink()
+        return False
+
+    def _start_all(self, spec: StackSpec, jars: artifacts.Artifacts, started: list[ManagedProcess],
+                   progress: Progress) -> None:
+        def launch(component: ManagedProcess) -> ManagedProcess:
+            started.append(component)
+            self._save(spec, started)  # recorded at once, so `down` finds it even if `up` dies now
+            return component
+
+        progress("starting Kafka broker")
+        broker = launch(kafka.start(spec, jars.kafka_libs))
+        _wait(spec, "kafka", lambda: kafka.is_ready(spec), [broker], KAFKA_READY_TIMEOUT_S, progress,
+              "waiting for Kafka to answer metadata")
+
+        flink.write_conf_dir(spec, jars)
+        flink.write_lib_dir(spec, jars)
+        progress("starting Flink JobManager")
+        jobmanager = launch(flink.start_jobmanager(spec))
+        _wait(spec, "jobmanager", lambda: flink.registered_taskmanagers(spec) is not None, [jobmanager],
+              FLINK_READY_TIMEOUT_S, progress, "waiting for the Flink REST API")
+
+        taskmanagers = [launch(flink.start_taskmanager(spec, i)) for i in range(1, spec.taskmanagers + 1)]
+        _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers,
+              [jobmanager, *taskmanagers], FLINK_READY_TIMEOUT_S, progress,
+              f"waiting for {spec.taskmanagers} TaskManager(s) to register")
+
+    # --- down --------------------------------------------------------------------------------
+    def down(self, purge: bool = False, progress: Progress = no_progress) -> list[str]:
+        loaded = self._load()
+        stopped: list[str] = []
+        if loaded is not None:
+            stopped = self._stop_all(loaded[1], progress)
+            self.record_path.unlink(missing_ok=True)
+        if purge:
+            for entry in OWNED_ENTRIES:
+                path = self.state_dir / entry
+                if path.is_dir():
+                    shutil.rmtree(path)
+                elif path.exists():
+                    path.unlink()
+            if self.state_dir.is_dir() and not any(self.state_dir.iterdir()):
+                self.state_dir.rmdir()
+        return stopped
+
+    @staticmethod
+    def _stop_all(components: list[ManagedProcess], progress: Progress = no_progress) -> list[str]:
+        stopped = []
+        for component in reversed(components):  # TaskManagers, then the JobManager, then Kafka
+            progress(f"stopping {component.name}")
+            stop(component)
+            stopped.append(component.name)
+        return stopped
+
+    # --- status ------------------------------------------------------------------------------
+    def status(self) -> list[ComponentStatus]:
+        loaded = self._load()
+        if loaded is None:
+            return []
+        spec, components = loaded
+        return [self._component_status(spec, c) for c in components]
+
+    def _component_status(self, spec: StackSpec, component: ManagedProcess) -> ComponentStatus:
+        usage = resource_usage(component)
+        if usage is None:
+            return ComponentStatus(component.name, False, component.pid, component.port,
+                                   detail=f"log: {component.log_file}")
+        rss, uptime = usage
+        return ComponentStatus(component.name, True, component.pid, component.port, rss, uptime,
+                               detail=_agent_detail(spec, component))
+
+    def endpoints(self) -> Endpoints:
+        spec = self.recorded_spec() or StackSpec(self.state_dir)
+        return Endpoints(spec.bootstrap_servers, spec.rest_url)
+
+
+def _agent_detail(spec: StackSpec, component: ManagedProcess) -> str:
+    if not component.name.startswith("taskmanager"):
+        return ""
+    status_file = flink.agent_status_dir(spec) / f"{component.pid}.json"
+    if not status_file.is_file():
+        return "klink-agent not loaded"
+    return f"klink-agent {json.loads(status_file.read_text())['version']}"
+
+
+def main_log(spec: StackSpec, component: str) -> Path:
+    """The log file to read when a component misbehaves."""
+    return kafka.log_file(spec) if component == "kafka" else flink.component_log(spec, component)
+
+
+def _wait(spec: StackSpec, component: str, ready: Callable[[], bool], processes: list[ManagedProcess],
+          timeout_s: float, progress: Progress, waiting_for: str) -> None:
+    """Poll ready() until true; fail fast, naming the component and its log, if one of its processes dies."""
+    progress(waiting_for)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        dead = [p.name for p in processes if not is_running(p)]
+        if dead:
+            raise ComponentFailed(dead[0], "the process exited during start-up", str(main_log(spec, dead[0])))
+        if ready():
+            return
+        time.sleep(0.25)
+    raise ComponentFailed(component, f"not ready after {timeout_s:.0f} s", str(main_log(spec, component)))

@@ -1,0 +1,108 @@
+"""Processes the local backend starts: spawn detached, recognise again by pid + start time, stop for sure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import psutil
+
+
+@dataclass(frozen=True)
+class ManagedProcess:
+    name: str
+    pid: int
+    create_time: float  # psutil's start time: tells our process from a later one that reused the pid
+    log_file: str
+    port: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ManagedProcess:
+        return cls(**data)
+
+
+def spawn(name: str, argv: list[str], env: dict[str, str], log_file: Path, port: int | None = None) -> ManagedProcess:
+    """Start argv in its own session (so `down` can signal its whole process group), output to log_file."""
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_file, "ab") as log:
+        proc = subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    return ManagedProcess(name, proc.pid, psutil.Process(proc.pid).create_time(), str(log_file), port)
+
+
+def _process(managed: ManagedProcess) -> psutil.Process | None:
+    try:
+        process = psutil.Process(managed.pid)
+        if abs(process.create_time() - managed.create_time) > 0.01 or process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return process
+    except psutil.NoSuchProcess:
+        return None
+
+
+def is_running(managed: ManagedProcess) -> bool:
+    return _process(managed) is not None
+
+
+def resource_usage(managed: ManagedProcess) -> tuple[int, float] | None:
+    """(RSS bytes, uptime seconds) of a running process, None if it is gone."""
+    process = _process(managed)
+    if process is None:
+        return None
+    try:
+        return process.memory_info().rss, time.time() - process.create_time()
+    except psutil.NoSuchProcess:
+        return None
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status if the process is our child (tests spawn and stop in one process)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def _signal_group(managed: ManagedProcess, sig: signal.Signals) -> None:
+    try:
+        os.killpg(managed.pid, sig)  # pgid == pid: spawn() started a new session
+    except ProcessLookupError:
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    for process in psutil.process_iter(["pid"]):
+        try:
+            if os.getpgid(process.pid) == pgid and process.status() != psutil.STATUS_ZOMBIE:
+                return True
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            continue
+    return False
+
+
+def stop(managed: ManagedProcess, grace_s: float = 15.0) -> bool:
+    """SIGTERM the process group, wait up to grace_s, then SIGKILL. Returns True if it had to force."""
+    if _process(managed) is None and not _group_alive(managed.pid):
+        return False
+    _signal_group(managed, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        _reap(managed.pid)
+        if _process(managed) is None and not _group_alive(managed.pid):
+            return False
+        time.sleep(0.1)
+    _signal_group(managed, signal.SIGKILL)
+    for _ in range(50):
+        _reap(managed.pid)
+        if not _group_alive(managed.pid):
+            break
+        time.sleep(0.1)
+    return True

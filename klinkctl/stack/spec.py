@@ -1,0 +1,82 @@
+"""What a stack should look like: ports, sizes, where its state lives. Shared by every backend."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from klinkctl.errors import KlinkError
+
+MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    name: str
+    port: int
+    option: str  # the CLI option that changes it, named in error messages
+
+
+@dataclass(frozen=True)
+class StackSpec:
+    state_dir: Path
+    host: str = "127.0.0.1"
+    kafka_port: int = 9092
+    kafka_controller_port: int = 9093
+    jobmanager_rpc_port: int = 6123
+    rest_port: int = 8081
+    taskmanagers: int = 1
+    slots: int = 4
+    jobmanager_memory: str = "1024m"
+    taskmanager_memory: str = "1536m"
+    kafka_heap: str = "512m"
+    extra_flink_config: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"{self.host}:{self.kafka_port}"
+
+    @property
+    def rest_url(self) -> str:
+        return f"http://{self.host}:{self.rest_port}"
+
+    def ports(self) -> list[PortSpec]:
+        return [
+            PortSpec("Kafka broker", self.kafka_port, "--kafka-port"),
+            PortSpec("Kafka controller", self.kafka_controller_port, "--kafka-controller-port"),
+            PortSpec("Flink JobManager RPC", self.jobmanager_rpc_port, "--rpc-port"),
+            PortSpec("Flink REST", self.rest_port, "--rest-port"),
+        ]
+
+    def validate(self) -> StackSpec:
+        if self.taskmanagers < 1:
+            raise KlinkError(f"--taskmanagers must be at least 1, got {self.taskmanagers}")
+        if self.slots < 1:
+            raise KlinkError(f"--slots must be at least 1, got {self.slots}")
+        for name, size in [
+            ("--jm-memory", self.jobmanager_memory),
+            ("--tm-memory", self.taskmanager_memory),
+            ("--kafka-heap", self.kafka_heap),
+        ]:
+            if not MEMORY_SIZE.match(size):
+                raise KlinkError(f"{name} must look like 1024m or 2g, got {size!r}")
+        seen: dict[int, PortSpec] = {}
+        for port in self.ports():
+            if not 1 <= port.port <= 65535:
+                raise KlinkError(f"{port.option} must be a port between 1 and 65535, got {port.port}")
+            if port.port in seen:
+                raise KlinkError(
+                    f"{port.option} and {seen[port.port].option} are both {port.port}; give them different ports"
+                )
+            seen[port.port] = port
+        return self
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["state_dir"] = str(self.state_dir)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> StackSpec:
+        return cls(**{**data, "state_dir": Path(data["state_dir"])})
