@@ -126,3 +126,35 @@ def down(state_dir: Path | None, purge: bool) -> None:
     click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
     if purge:
         click.echo(f"purged stack data in {resolved}")
+
+
+def _ensure_stack(state_dir: Path | None) -> StackSpec:
+    """The running stack's spec; brings up the default local stack when none is running."""
+    resolved = resolve_state_dir(state_dir)
+    stack = backends.detect(resolved)
+    if stack is None or not all(s.running for s in stack.status()):
+        stack = backends.create("local", resolved)
+        with console.status("no stack running: starting the local stack") as spinner:
+            stack.up(StackSpec(resolved).validate(), progress=lambda line: spinner.update(line))
+    spec = stack.recorded_spec()
+    if spec is None:
+        raise KlinkError(f"no stack record in {resolved}; run `klinkctl up`")
+    return spec
+
+
+@main.command()
+@state_dir_option
+@click.option("--results", "results_dir", type=click.Path(path_type=Path), default=Path("results"),
+              show_default=True, help="Where the run directory is written.")
+def smoke(state_dir: Path | None, results_dir: Path) -> None:
+    """Prove Kafka -> Flink -> Kafka works: a windowed PyFlink job checked against exact counts."""
+    from klinkctl.smoke import run_smoke
+
+    spec = _ensure_stack(state_dir)
+    with console.status("smoke job") as spinner:
+        result = run_smoke(spec, results_dir, progress=lambda line: spinner.update(line))
+    click.echo(f"windows expected {len(result.expected)}, received {len(result.received)}, "
+               f"missing {len(result.missing)}, wrong {len(result.wrong)} -> {result.run_dir}")
+    if not result.passed:
+        raise KlinkError(f"smoke job output does not match the expected windows (see {result.run_dir}/windows.csv)")
+    click.echo("smoke: PASSED (Kafka -> Flink event-time window -> Kafka)")

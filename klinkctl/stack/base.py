@@ -51,3 +51,7 @@ class StackBackend(ABC):
     @abstractmethod
     def endpoints(self) -> Endpoints:
         """Where clients reach Kafka and Flink's REST API."""
+
+    @abstractmethod
+    def recorded_spec(self) -> StackSpec | None:
+        """The spec the running stack was started with (from its record in the state dir), if any."""

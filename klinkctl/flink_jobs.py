@@ -1,0 +1,89 @@
+"""Submitting PyFlink jobs to the session cluster and following them over Flink's REST API."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from klinkctl.errors import KlinkError
+from klinkctl.stack import flink
+from klinkctl.stack.spec import StackSpec
+
+JOB_ID = re.compile(r"JobID ([0-9a-f]{32})")
+TERMINAL_STATES = {"FAILED", "CANCELED", "FINISHED"}
+
+
+def submit_python_job(spec: StackSpec, script: Path, args: list[str]) -> str:
+    """`flink run -d -py`: the client builds the plan with the venv's python, the cluster runs it.
+
+    The client uses the stack's conf and lib dirs, so the Kafka connector and our jars are on its
+    classpath exactly as on the cluster's (no pipeline.jars juggling, DESIGN.md §3).
+    """
+    log_dir = flink.component_log_dir(spec, "client")
+    log_dir.mkdir(parents=True, exist_ok=True)
+    argv = ["bash", str(flink.flink_home() / "bin" / "flink"), "run", "-d", "-py", str(script), *args]
+    result = subprocess.run(argv, env=flink.script_env(spec, log_dir), capture_output=True, text=True,
+                            check=False, timeout=300)
+    (log_dir / f"submit-{script.stem}.out").write_text(result.stdout + result.stderr)
+    match = JOB_ID.search(result.stdout)
+    if result.returncode != 0 or match is None:
+        reason = _first_error(result.stdout + result.stderr)
+        raise KlinkError(f"submitting {script.name} failed: {reason} (see {log_dir / f'submit-{script.stem}.out'})")
+    return match.group(1)
+
+
+def _first_error(output: str) -> str:
+    for line in output.splitlines():
+        if "Exception" in line or "Error" in line:
+            return line.strip()[:300]
+    return "no JobID in the client output"
+
+
+def job_state(spec: StackSpec, job_id: str) -> str:
+    return str(flink.rest_get(spec, f"/jobs/{job_id}")["state"])
+
+
+def job_failure(spec: StackSpec, job_id: str) -> str:
+    """The root exception of a failed job, first line only."""
+    try:
+        root = flink.rest_get(spec, f"/jobs/{job_id}/exceptions").get("exceptionHistory", {})
+        entries = root.get("entries") or []
+        return (entries[0].get("exceptionName", "") + ": " + entries[0].get("stacktrace", "").split("\n")[0]) \
+            if entries else "no exception recorded"
+    except (urllib.error.URLError, OSError, KeyError, IndexError):
+        return "could not read the job's exceptions"
+
+
+def wait_running(spec: StackSpec, job_id: str, timeout_s: float = 60) -> None:
+    """Until every task of the job is RUNNING (sources reading), or raise with the job's failure."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        job = flink.rest_get(spec, f"/jobs/{job_id}")
+        if job["state"] in TERMINAL_STATES:
+            raise KlinkError(f"job {job_id} ended as {job['state']}: {job_failure(spec, job_id)}")
+        vertices = job.get("vertices", [])
+        if vertices and all(v["status"] == "RUNNING" for v in vertices):
+            return
+        time.sleep(0.5)
+    raise KlinkError(f"job {job_id} did not reach RUNNING within {timeout_s:.0f} s")
+
+
+def cancel(spec: StackSpec, job_id: str) -> None:
+    request = urllib.request.Request(f"{spec.rest_url}/jobs/{job_id}?mode=cancel", method="PATCH")
+    try:
+        urllib.request.urlopen(request, timeout=5).read()
+    except urllib.error.HTTPError as error:
+        if error.code != 404:
+            raise
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and job_state(spec, job_id) not in TERMINAL_STATES:
+        time.sleep(0.3)
+
+
+def running_jobs(spec: StackSpec) -> list[str]:
+    overview = flink.rest_get(spec, "/jobs/overview")
+    return [j["jid"] for j in overview.get("jobs", []) if j["state"] not in TERMINAL_STATES]

@@ -1,0 +1,94 @@
+"""Topics, producing and consuming JSON records: the harness's side of Kafka (confluent-kafka, librdkafka)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from klinkctl.errors import KlinkError
+from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
+
+
+def _admin(bootstrap: str) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap, "logger": QUIET_CLIENT_LOGGER})
+
+
+def _wait_all(futures: dict, what: str, tolerated: tuple[int, ...] = ()) -> None:
+    for topic, future in futures.items():
+        try:
+            future.result(timeout=30)
+        except KafkaException as error:
+            if error.args[0].code() not in tolerated:
+                raise KlinkError(f"could not {what} topic {topic}: {error.args[0].str()}") from error
+
+
+def recreate_topics(bootstrap: str, topics: Iterable[str], partitions: int = 1) -> None:
+    """Fresh, empty topics: delete any left from an earlier run, then create them."""
+    names = list(topics)
+    admin = _admin(bootstrap)
+    existing = set(admin.list_topics(timeout=10).topics)
+    stale = [t for t in names if t in existing]
+    if stale:
+        _wait_all(admin.delete_topics(stale), "delete", (KafkaError.UNKNOWN_TOPIC_OR_PART,))
+        _until(lambda: not set(stale) & set(admin.list_topics(timeout=10).topics), 30, "topic deletion")
+    new = [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in names]
+    deadline = time.monotonic() + 30
+    while True:  # a just-deleted topic can still be "marked for deletion" for a moment
+        try:
+            _wait_all(admin.create_topics(new), "create")
+            return
+        except KlinkError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def delete_topics(bootstrap: str, topics: Iterable[str]) -> None:
+    names = list(topics)
+    if names:
+        admin = _admin(bootstrap)  # must outlive the futures it returns
+        _wait_all(admin.delete_topics(names), "delete", (KafkaError.UNKNOWN_TOPIC_OR_PART,))
+
+
+def produce_json(bootstrap: str, topic: str, records: Iterable[dict]) -> int:
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "logger": QUIET_CLIENT_LOGGER})
+    count = 0
+    for record in records:
+        producer.produce(topic, json.dumps(record).encode())
+        producer.poll(0)
+        count += 1
+    if producer.flush(30) != 0:
+        raise KlinkError(f"could not deliver every record to {topic} within 30 s")
+    return count
+
+
+def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool], timeout_s: float) -> list[dict]:
+    """Read records from the start of topic until done(records) or timeout; returns what was read."""
+    consumer = Consumer({
+        "bootstrap.servers": bootstrap, "group.id": f"klinkctl-reader-{topic}-{time.time_ns()}",
+        "auto.offset.reset": "earliest", "enable.auto.commit": False, "logger": QUIET_CLIENT_LOGGER,
+    })
+    records: list[dict] = []
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not done(records):
+            message = consumer.poll(0.5)
+            if message is None or message.error():
+                continue
+            records.append(json.loads(message.value()))
+    finally:
+        consumer.close()
+    return records
+
+
+def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise KlinkError(f"{what} did not finish within {timeout_s:.0f} s")
+        time.sleep(0.2)

@@ -1,0 +1,410 @@
+"""The compose backend: the same stack in containers (`klinkctl up --backend compose`).
+
+Kafka (apache/kafka) + a Flink session cluster built from compose/Dockerfile, driven through
+`docker compose` (start/stop) and the Docker SDK (engine check, health, status). It needs a Docker
+engine: without one it fails before touching anything. Files: compose/docker-compose.yml, the image
+build context compose/build/jars/ (filled from the jars klinkctl already has; nothing is downloaded
+here), and <state_dir>/compose-stack.json (the spec it was started with, so status/down need no options).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from klinkctl.errors import ComponentFailed, KlinkError
+from klinkctl.paths import JAVA_UDFS_DIR, PROJECT_ROOT
+from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
+from klinkctl.stack.spec import StackSpec
+
+if TYPE_CHECKING:
+    import docker
+
+COMPOSE_DIR = PROJECT_ROOT / "compose"
+COMPOSE_FILE = COMPOSE_DIR / "docker-compose.yml"
+BUILD_JARS_DIR = COMPOSE_DIR / "build" / "jars"
+STATE_FILE = "compose-stack.json"
+DEFAULT_PROJECT = "klink"
+AGENT_JAR_NAME = "klink-agent.jar"
+DEFAULT_AGENT_ARGS = "statusDir=/tmp/klink-agent"
+DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
+PROJECT_LABEL = "com.docker.compose.project"
+SERVICE_LABEL = "com.docker.compose.service"
+NUMBER_LABEL = "com.docker.compose.container-number"
+USE_LOCAL = "use the default local backend: klinkctl up (without --backend compose)"
+
+ComposeAction = Literal["up", "down", "purge"]
+
+
+@dataclass(frozen=True)
+class ComposeArtifacts:
+    """The jars the image needs, built or downloaded elsewhere (the local backend's artifact code)."""
+
+    connector_jar: Path
+    agent_jar: Path
+    extra_jars: tuple[Path, ...] = ()
+
+    @classmethod
+    def from_java_build(cls, connector_jar: Path, java_dir: Path = JAVA_UDFS_DIR) -> ComposeArtifacts:
+        """The connector plus every jar the java-udfs modules built (java-udfs/*/target/*.jar)."""
+        agent = java_dir / "klink-agent" / "target" / AGENT_JAR_NAME
+        extras = tuple(p for p in sorted(java_dir.glob("*/target/*.jar")) if p != agent and _is_runtime_jar(p))
+        return cls(connector_jar, agent, extras)
+
+    def files(self) -> dict[str, Path]:
+        """Build-context file name -> source; the agent always lands as klink-agent.jar."""
+        named = {p.name: p for p in (self.connector_jar, *self.extra_jars)}
+        return {**named, AGENT_JAR_NAME: self.agent_jar}
+
+
+def _is_runtime_jar(path: Path) -> bool:
+    name = path.name
+    return not (name.startswith("original-") or name.endswith(("-sources.jar", "-javadoc.jar", "-tests.jar")))
+
+
+def prepare_build_context(artifacts: ComposeArtifacts, jars_dir: Path = BUILD_JARS_DIR) -> list[Path]:
+    """Replace jars_dir's content with the artifacts' jars; returns the files written."""
+    missing = [str(src) for src in artifacts.files().values() if not src.is_file()]
+    if missing:
+        raise KlinkError(
+            f"jar(s) for the compose image not found: {', '.join(missing)}; "
+            "build them first (mvn -q -f java-udfs/pom.xml package) or run klinkctl up once with the local backend"
+        )
+    if jars_dir.exists():
+        shutil.rmtree(jars_dir)
+    jars_dir.mkdir(parents=True)
+    return [Path(shutil.copy2(src, jars_dir / name)) for name, src in sorted(artifacts.files().items())]
+
+
+def compose_environment(spec: StackSpec, agent_args: str = DEFAULT_AGENT_ARGS) -> dict[str, str]:
+    """The variables docker-compose.yml interpolates (and nothing else)."""
+    extra = "\n".join(f"{key}: {value}" for key, value in sorted(spec.extra_flink_config.items()))
+    return {
+        "KAFKA_PORT": str(spec.kafka_port),
+        "REST_PORT": str(spec.rest_port),
+        "TASK_SLOTS": str(spec.slots),
+        "JM_MEMORY": spec.jobmanager_memory,
+        "TM_MEMORY": spec.taskmanager_memory,
+        "KAFKA_HEAP": spec.kafka_heap,
+        "KLINK_AGENT_ARGS": agent_args,
+        "FLINK_EXTRA_PROPERTIES": extra,
+    }
+
+
+def compose_command(
+    spec: StackSpec,
+    action: ComposeAction,
+    project: str = DEFAULT_PROJECT,
+    compose_file: Path = COMPOSE_FILE,
+) -> list[str]:
+    """The `docker compose` argv for up (build + scale), down, or purge (down -v: also Kafka's volume)."""
+    base = ["docker", "compose", "-f", str(compose_file), "-p", project]
+    if action == "up":
+        return [*base, "up", "-d", "--build", "--scale", f"taskmanager={spec.taskmanagers}"]
+    if action == "down":
+        return [*base, "down"]
+    if action == "purge":
+        return [*base, "down", "-v"]
+    raise ValueError(f"unknown compose action {action!r}")
+
+
+def docker_client() -> docker.DockerClient:
+    """A client for a reachable engine, or a one-line KlinkError saying there is none."""
+    import docker
+    import requests
+
+    host = os.environ.get("DOCKER_HOST") or DEFAULT_DOCKER_HOST
+    try:
+        client = docker.from_env(timeout=10)
+        client.ping()
+        return client
+    except (docker.errors.DockerException, requests.exceptions.RequestException, OSError) as exc:
+        raise KlinkError(
+            f"no Docker engine reachable at {host} ({_reason(exc)}); start Docker or {USE_LOCAL}"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    """The most telling part of a connection error, on one line (e.g. 'No such file or directory')."""
+    for err in _exception_tree(exc):
+        if isinstance(err, OSError) and err.strerror:
+            return err.strerror
+    text = " ".join(str(exc).split()).removeprefix("Error while fetching server API version: ")
+    return text[:160] or type(exc).__name__
+
+
+def _exception_tree(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        err = todo.pop(0)
+        if id(err) in seen:
+            continue
+        seen.add(id(err))
+        yield err
+        nested = [err.__cause__, err.__context__, *err.args]
+        todo.extend(e for e in nested if isinstance(e, BaseException))
+
+
+def require_compose_cli() -> None:
+    """`docker compose` (the Compose v2 plugin) must be installed next to the engine."""
+    if shutil.which("docker") is None:
+        raise KlinkError(f"the docker CLI is not on PATH; install Docker with the compose plugin or {USE_LOCAL}")
+    result = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise KlinkError(f"`docker compose` (the Compose v2 plugin) is not installed; install it or {USE_LOCAL}")
+
+
+def container_status(container: Any, spec: StackSpec, stats: bool = True) -> ComponentStatus:
+    """One compose container (docker SDK Container) as a ComponentStatus."""
+    state = container.attrs.get("State", {})
+    service = container.labels.get(SERVICE_LABEL, container.name)
+    name = f"taskmanager-{container.labels.get(NUMBER_LABEL, '?')}" if service == "taskmanager" else service
+    running = bool(state.get("Running"))
+    health = (state.get("Health") or {}).get("Status")
+    detail = health or state.get("Status", "")
+    if not running:
+        detail = f"{state.get('Status', 'stopped')} (exit code {state.get('ExitCode')})"
+    return ComponentStatus(
+        name=name,
+        running=running,
+        pid=state.get("Pid") or None,
+        port={"kafka": spec.kafka_port, "jobmanager": spec.rest_port}.get(service),
+        rss_bytes=_memory_usage(container) if running and stats else None,
+        uptime_s=_uptime(state.get("StartedAt")) if running else None,
+        detail=detail,
+    )
+
+
+def _uptime(started_at: str | None) -> float | None:
+    if not started_at or started_at.startswith("0001-"):
+        return None
+    try:
+        started = datetime.fromisoformat(started_at)
+    except ValueError:
+        return None
+    return max(0.0, (datetime.now(timezone.utc) - started).total_seconds())
+
+
+def _memory_usage(container: Any) -> int | None:
+    try:
+        usage = container.stats(stream=False, one_shot=True).get("memory_stats", {}).get("usage")
+    except Exception:  # stats are best effort: a container may stop between list and stats
+        return None
+    return int(usage) if usage else None
+
+
+def _status_order(status: ComponentStatus) -> tuple[int, str]:
+    rank = {"kafka": 0, "jobmanager": 1}.get(status.name, 2)
+    return rank, status.name.zfill(20) if rank == 2 else status.name
+
+
+def flink_taskmanagers(rest_url: str, timeout_s: float = 2.0) -> int | None:
+    """TaskManagers registered according to Flink's REST /overview; None while it does not answer."""
+    try:
+        with urllib.request.urlopen(f"{rest_url}/overview", timeout=timeout_s) as response:
+            return int(json.load(response).get("taskmanagers", 0))
+    except (OSError, ValueError):
+        return None
+
+
+def wait_until(check: Callable[[], bool], timeout_s: float, interval_s: float = 1.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if check():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval_s)
+
+
+class ComposeBackend(StackBackend):
+    """Kafka + Flink JM + N TMs as a docker compose project (default project name "klink")."""
+
+    name = "compose"
+
+    def __init__(
+        self,
+        state_dir: Path,
+        artifacts: ComposeArtifacts | None = None,
+        project: str = DEFAULT_PROJECT,
+        compose_file: Path = COMPOSE_FILE,
+        jars_dir: Path = BUILD_JARS_DIR,
+        ready_timeout_s: float = 240.0,
+    ) -> None:
+        self.state_dir = Path(state_dir)
+        self.artifacts = artifacts
+        self.project = project
+        self.compose_file = compose_file
+        self.jars_dir = jars_dir
+        self.ready_timeout_s = ready_timeout_s
+
+    # -- the StackBackend interface -------------------------------------------------------------
+
+    def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
+        client = docker_client()  # first: without an engine nothing is checked, written or started
+        require_compose_cli()
+        spec = spec.validate()
+        if spec.host != "127.0.0.1":
+            raise KlinkError(f"the compose backend publishes its ports on 127.0.0.1 only, not {spec.host}")
+        if self._already_running(client, spec):
+            progress("compose stack already running")
+            return False
+        if self.artifacts is None:
+            raise KlinkError("the compose backend needs the connector and klink jars to build its image")
+        _require_free_ports(spec)
+        progress(f"preparing the image build context ({self.jars_dir})")
+        prepare_build_context(self.artifacts, self.jars_dir)
+        self._save(spec)
+        try:
+            self._start(client, spec, progress)
+        except BaseException:
+            progress("start failed; removing the containers (docker compose down)")
+            self._run_compose(spec, "down", check=False)
+            self.state_file.unlink(missing_ok=True)
+            raise
+        return True
+
+    def down(self, purge: bool = False, progress: Progress = no_progress) -> list[str]:
+        spec = self._load()
+        if spec is None:
+            return []
+        client = docker_client()
+        stopped = [s.name for s in self._statuses(client, spec, stats=False) if s.running]
+        progress("removing the compose stack" + (" and its Kafka volume" if purge else ""))
+        self._run_compose(spec, "purge" if purge else "down")
+        self.state_file.unlink(missing_ok=True)
+        return stopped
+
+    def status(self) -> list[ComponentStatus]:
+        spec = self._load()
+        if spec is None:
+            return []
+        return self._statuses(docker_client(), spec)
+
+    def endpoints(self) -> Endpoints:
+        spec = self._load() or StackSpec(state_dir=self.state_dir)
+        return Endpoints(bootstrap_servers=spec.bootstrap_servers, rest_url=spec.rest_url)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    @property
+    def state_file(self) -> Path:
+        return self.state_dir / STATE_FILE
+
+    @property
+    def log_file(self) -> Path:
+        return self.state_dir / "logs" / "compose.log"
+
+    def _start(self, client: docker.DockerClient, spec: StackSpec, progress: Progress) -> None:
+        progress(
+            f"building the Flink image and starting kafka, jobmanager, {spec.taskmanagers} taskmanager(s) "
+            "(docker compose up; the first build takes several minutes)"
+        )
+        self._run_compose(spec, "up")
+        progress("waiting for Kafka's healthcheck")
+        self._wait_kafka(client)
+        progress(f"waiting for {spec.taskmanagers} TaskManager(s) on {spec.rest_url}/overview")
+        self._wait_flink(client, spec)
+        progress(f"ready: Kafka {spec.bootstrap_servers}, Flink {spec.rest_url}")
+
+    def _wait_kafka(self, client: docker.DockerClient) -> None:
+        def healthy() -> bool:
+            (state,) = [c.attrs["State"] for c in self._containers(client, "kafka")] or [{}]
+            if state.get("Status") in {"exited", "dead"} or (state.get("Health") or {}).get("Status") == "unhealthy":
+                raise self._failed("kafka", f"container is {state.get('Health', {}).get('Status') or state['Status']}")
+            return (state.get("Health") or {}).get("Status") == "healthy"
+
+        if not wait_until(healthy, self.ready_timeout_s):
+            raise self._failed("kafka", f"not healthy after {self.ready_timeout_s:.0f} s")
+
+    def _wait_flink(self, client: docker.DockerClient, spec: StackSpec) -> None:
+        def ready() -> bool:
+            for c in self._containers(client, "jobmanager"):
+                if c.attrs["State"].get("Status") in {"exited", "dead"}:
+                    raise self._failed("jobmanager", f"container {c.attrs['State']['Status']}")
+            return (flink_taskmanagers(spec.rest_url) or 0) >= spec.taskmanagers
+
+        if not wait_until(ready, self.ready_timeout_s):
+            registered = flink_taskmanagers(spec.rest_url)
+            reason = "REST API not answering" if registered is None else f"{registered}/{spec.taskmanagers} TaskManagers"
+            raise self._failed("taskmanager" if registered is not None else "jobmanager", f"{reason} after "
+                               f"{self.ready_timeout_s:.0f} s")
+
+    def _failed(self, service: str, reason: str) -> ComponentFailed:
+        return ComponentFailed(service, reason, f"docker compose -p {self.project} logs {service}")
+
+    def _containers(self, client: docker.DockerClient, service: str | None = None) -> list[Any]:
+        labels = [f"{PROJECT_LABEL}={self.project}"] + ([f"{SERVICE_LABEL}={service}"] if service else [])
+        return client.containers.list(all=True, filters={"label": labels})
+
+    def _statuses(self, client: docker.DockerClient, spec: StackSpec, stats: bool = True) -> list[ComponentStatus]:
+        found = [container_status(c, spec, stats) for c in self._containers(client)]
+        return sorted(found, key=_status_order)
+
+    def _already_running(self, client: docker.DockerClient, spec: StackSpec) -> bool:
+        recorded = self._load()
+        if recorded is None:
+            return False
+        statuses = self._statuses(client, recorded, stats=False)
+        if not statuses or not all(s.running for s in statuses):
+            return False
+        if recorded.to_dict() != spec.to_dict():
+            raise KlinkError("the compose stack is already running with other settings; run klinkctl down first")
+        return True
+
+    def _run_compose(self, spec: StackSpec, action: ComposeAction, check: bool = True) -> None:
+        argv = compose_command(spec, action, self.project, self.compose_file)
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_file.open("a") as log:
+            log.write(f"$ {' '.join(argv)}\n")
+            log.flush()
+            env = {**os.environ, **compose_environment(spec)}
+            code = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, env=env, check=False).returncode
+        if check and code != 0:
+            raise KlinkError(f"`docker compose {action}` failed (exit {code}): {_last_line(self.log_file)} "
+                             f"(see {self.log_file})")
+
+    def _save(self, spec: StackSpec) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        record = {"backend": self.name, "project": self.project, "spec": spec.to_dict()}
+        self.state_file.write_text(json.dumps(record, indent=2) + "\n")
+
+    def _load(self) -> StackSpec | None:
+        try:
+            record = json.loads(self.state_file.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise KlinkError(f"cannot read {self.state_file} ({exc}); remove it and run klinkctl down again")
+        self.project = record.get("project", self.project)
+        return StackSpec.from_dict(record["spec"])
+
+
+def _require_free_ports(spec: StackSpec) -> None:
+    published = {"Kafka broker", "Flink REST"}
+    for port in (p for p in spec.ports() if p.name in published):
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((spec.host, port.port))
+            except OSError:
+                raise KlinkError(
+                    f"{port.name} port {spec.host}:{port.port} is in use (another stack? klinkctl down); "
+                    f"free it or pass {port.option} PORT"
+                ) from None
+
+
+def _last_line(path: Path) -> str:
+    lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "no output"
