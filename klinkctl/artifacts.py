@@ -99,3 +99,9 @@ def ensure_all(progress: Progress = no_progress) -> Artifacts:
         agent_jar=AGENT_JAR,
         udf_jars=tuple(j for j in jars if j != AGENT_JAR),
     )
+
+
+if __name__ == "__main__":  # `python -m klinkctl.artifacts`: prepare every jar ahead of `klinkctl up`
+    ready = ensure_all(progress=print)
+    print(f"kafka broker jars: {ready.kafka_libs}\nflink kafka connector: {ready.connector_jar}\n"
+          f"klink agent: {ready.agent_jar}")

@@ -17,7 +17,8 @@ from klinkctl.stack.base import ComponentStatus
 from klinkctl.stack.spec import StackSpec
 
 console = Console(stderr=True)
-out = Console()
+# Piped output (scripts, tests) must not be cut to 80 columns: give tables room when not on a terminal.
+out = Console() if Console().is_terminal else Console(width=200)
 
 
 class KlinkGroup(click.Group):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -23,17 +22,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from klinkctl.errors import ComponentFailed, KlinkError
-from klinkctl.paths import JAVA_UDFS_DIR, PROJECT_ROOT
+from klinkctl.paths import PROJECT_ROOT
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
+from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.spec import StackSpec
 
 if TYPE_CHECKING:
     import docker
 
+    from klinkctl import artifacts
+
 COMPOSE_DIR = PROJECT_ROOT / "compose"
 COMPOSE_FILE = COMPOSE_DIR / "docker-compose.yml"
 BUILD_JARS_DIR = COMPOSE_DIR / "build" / "jars"
-STATE_FILE = "compose-stack.json"
+RECORD_FILE = "compose-stack.json"
 DEFAULT_PROJECT = "klink"
 AGENT_JAR_NAME = "klink-agent.jar"
 DEFAULT_AGENT_ARGS = "statusDir=/tmp/klink-agent"
@@ -41,6 +43,8 @@ DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
 PROJECT_LABEL = "com.docker.compose.project"
 SERVICE_LABEL = "com.docker.compose.service"
 NUMBER_LABEL = "com.docker.compose.container-number"
+#: StackSpec.ports() names of the ports compose publishes on the host (the others stay in the network).
+PUBLISHED_PORTS = ("Kafka broker", "Flink REST")
 USE_LOCAL = "use the default local backend: klinkctl up (without --backend compose)"
 
 ComposeAction = Literal["up", "down", "purge"]
@@ -55,21 +59,22 @@ class ComposeArtifacts:
     extra_jars: tuple[Path, ...] = ()
 
     @classmethod
-    def from_java_build(cls, connector_jar: Path, java_dir: Path = JAVA_UDFS_DIR) -> ComposeArtifacts:
-        """The connector plus every jar the java-udfs modules built (java-udfs/*/target/*.jar)."""
-        agent = java_dir / "klink-agent" / "target" / AGENT_JAR_NAME
-        extras = tuple(p for p in sorted(java_dir.glob("*/target/*.jar")) if p != agent and _is_runtime_jar(p))
-        return cls(connector_jar, agent, extras)
+    def from_artifacts(cls, jars: artifacts.Artifacts) -> ComposeArtifacts:
+        return cls(jars.connector_jar, jars.agent_jar, tuple(jars.udf_jars))
+
+    @classmethod
+    def ensure(cls, progress: Progress = no_progress) -> ComposeArtifacts:
+        """Build java-udfs if stale and fetch the connector, with klinkctl.artifacts (Kafka's jars are not needed)."""
+        from klinkctl import artifacts
+
+        built = artifacts.build_java_udfs(progress)
+        extras = tuple(jar for jar in built if jar != artifacts.AGENT_JAR)
+        return cls(artifacts.connector_jar(progress), artifacts.AGENT_JAR, extras)
 
     def files(self) -> dict[str, Path]:
         """Build-context file name -> source; the agent always lands as klink-agent.jar."""
         named = {p.name: p for p in (self.connector_jar, *self.extra_jars)}
         return {**named, AGENT_JAR_NAME: self.agent_jar}
-
-
-def _is_runtime_jar(path: Path) -> bool:
-    name = path.name
-    return not (name.startswith("original-") or name.endswith(("-sources.jar", "-javadoc.jar", "-tests.jar")))
 
 
 def prepare_build_context(artifacts: ComposeArtifacts, jars_dir: Path = BUILD_JARS_DIR) -> list[Path]:
@@ -122,13 +127,14 @@ def docker_client() -> docker.DockerClient:
     """A client for a reachable engine, or a one-line KlinkError saying there is none."""
     import docker
     import requests
+    from docker.errors import DockerException
 
     host = os.environ.get("DOCKER_HOST") or DEFAULT_DOCKER_HOST
     try:
         client = docker.from_env(timeout=10)
         client.ping()
         return client
-    except (docker.errors.DockerException, requests.exceptions.RequestException, OSError) as exc:
+    except (DockerException, requests.exceptions.RequestException, OSError) as exc:
         raise KlinkError(
             f"no Docker engine reachable at {host} ({_reason(exc)}); start Docker or {USE_LOCAL}"
         ) from None
@@ -204,9 +210,10 @@ def _memory_usage(container: Any) -> int | None:
     return int(usage) if usage else None
 
 
-def _status_order(status: ComponentStatus) -> tuple[int, str]:
+def _status_order(status: ComponentStatus) -> tuple[int, int, str]:
     rank = {"kafka": 0, "jobmanager": 1}.get(status.name, 2)
-    return rank, status.name.zfill(20) if rank == 2 else status.name
+    suffix = status.name.rpartition("-")[2]
+    return rank, int(suffix) if suffix.isdigit() else 0, status.name
 
 
 def flink_taskmanagers(rest_url: str, timeout_s: float = 2.0) -> int | None:
@@ -260,11 +267,10 @@ class ComposeBackend(StackBackend):
         if self._already_running(client, spec):
             progress("compose stack already running")
             return False
-        if self.artifacts is None:
-            raise KlinkError("the compose backend needs the connector and klink jars to build its image")
-        _require_free_ports(spec)
+        ensure_free(spec.host, [p for p in spec.ports() if p.name in PUBLISHED_PORTS])
+        jars = self.artifacts or ComposeArtifacts.ensure(progress)
         progress(f"preparing the image build context ({self.jars_dir})")
-        prepare_build_context(self.artifacts, self.jars_dir)
+        prepare_build_context(jars, self.jars_dir)
         self._save(spec)
         try:
             self._start(client, spec, progress)
@@ -293,14 +299,17 @@ class ComposeBackend(StackBackend):
         return self._statuses(docker_client(), spec)
 
     def endpoints(self) -> Endpoints:
-        spec = self._load() or StackSpec(state_dir=self.state_dir)
+        spec = self.recorded_spec() or StackSpec(state_dir=self.state_dir)
         return Endpoints(bootstrap_servers=spec.bootstrap_servers, rest_url=spec.rest_url)
+
+    def recorded_spec(self) -> StackSpec | None:
+        return self._load()
 
     # -- helpers -------------------------------------------------------------------------------
 
     @property
     def state_file(self) -> Path:
-        return self.state_dir / STATE_FILE
+        return self.state_dir / RECORD_FILE
 
     @property
     def log_file(self) -> Path:
@@ -320,26 +329,30 @@ class ComposeBackend(StackBackend):
 
     def _wait_kafka(self, client: docker.DockerClient) -> None:
         def healthy() -> bool:
-            (state,) = [c.attrs["State"] for c in self._containers(client, "kafka")] or [{}]
-            if state.get("Status") in {"exited", "dead"} or (state.get("Health") or {}).get("Status") == "unhealthy":
-                raise self._failed("kafka", f"container is {state.get('Health', {}).get('Status') or state['Status']}")
-            return (state.get("Health") or {}).get("Status") == "healthy"
+            containers = self._containers(client, "kafka")
+            state = containers[0].attrs.get("State", {}) if containers else {}
+            health = (state.get("Health") or {}).get("Status")
+            if health == "unhealthy" or state.get("Status") in {"exited", "dead"}:
+                raise self._failed("kafka", f"container is {health or state['Status']}")
+            return health == "healthy"
 
         if not wait_until(healthy, self.ready_timeout_s):
             raise self._failed("kafka", f"not healthy after {self.ready_timeout_s:.0f} s")
 
     def _wait_flink(self, client: docker.DockerClient, spec: StackSpec) -> None:
         def ready() -> bool:
-            for c in self._containers(client, "jobmanager"):
-                if c.attrs["State"].get("Status") in {"exited", "dead"}:
-                    raise self._failed("jobmanager", f"container {c.attrs['State']['Status']}")
+            for container in self._containers(client, "jobmanager"):
+                if container.attrs["State"].get("Status") in {"exited", "dead"}:
+                    raise self._failed("jobmanager", f"container is {container.attrs['State']['Status']}")
             return (flink_taskmanagers(spec.rest_url) or 0) >= spec.taskmanagers
 
-        if not wait_until(ready, self.ready_timeout_s):
-            registered = flink_taskmanagers(spec.rest_url)
-            reason = "REST API not answering" if registered is None else f"{registered}/{spec.taskmanagers} TaskManagers"
-            raise self._failed("taskmanager" if registered is not None else "jobmanager", f"{reason} after "
-                               f"{self.ready_timeout_s:.0f} s")
+        if wait_until(ready, self.ready_timeout_s):
+            return
+        registered = flink_taskmanagers(spec.rest_url)
+        waited = f"after {self.ready_timeout_s:.0f} s"
+        if registered is None:
+            raise self._failed("jobmanager", f"REST API {spec.rest_url} not answering {waited}")
+        raise self._failed("taskmanager", f"{registered}/{spec.taskmanagers} TaskManagers registered {waited}")
 
     def _failed(self, service: str, reason: str) -> ComponentFailed:
         return ComponentFailed(service, reason, f"docker compose -p {self.project} logs {service}")
@@ -387,22 +400,8 @@ class ComposeBackend(StackBackend):
             return None
         except (OSError, ValueError) as exc:
             raise KlinkError(f"cannot read {self.state_file} ({exc}); remove it and run klinkctl down again")
-        self.project = record.get("project", self.project)
+        self.project = record.get("project", self.project)  # status/down follow the recorded project
         return StackSpec.from_dict(record["spec"])
-
-
-def _require_free_ports(spec: StackSpec) -> None:
-    published = {"Kafka broker", "Flink REST"}
-    for port in (p for p in spec.ports() if p.name in published):
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind((spec.host, port.port))
-            except OSError:
-                raise KlinkError(
-                    f"{port.name} port {spec.host}:{port.port} is in use (another stack? klinkctl down); "
-                    f"free it or pass {port.option} PORT"
-                ) from None
 
 
 def _last_line(path: Path) -> str:
