@@ -1,0 +1,45 @@
+"""The generated Kafka and Flink configs keep every listener on the chosen host and every write in the state dir."""
+
+import sys
+from pathlib import Path
+
+from klinkctl.artifacts import Artifacts
+from klinkctl.stack import flink, kafka
+from klinkctl.stack.spec import StackSpec
+
+SPEC = StackSpec(state_dir=Path("/srv/klink-state"), kafka_port=19092, kafka_controller_port=19093,
+                 rest_port=18081, jobmanager_rpc_port=16123, slots=3)
+ARTIFACTS = Artifacts(Path("/cache/kafka/libs"), Path("/cache/connector.jar"), Path("/src/klink-agent.jar"), ())
+
+
+def test_kafka_listens_only_on_the_host_and_keeps_data_in_the_state_dir():
+    props = kafka.server_properties(SPEC)
+    assert props["listeners"] == "PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093"
+    assert props["advertised.listeners"] == "PLAINTEXT://127.0.0.1:19092"
+    assert props["controller.quorum.bootstrap.servers"] == "127.0.0.1:19093"
+    assert props["log.dirs"] == "/srv/klink-state/kafka/data"
+    assert props["auto.create.topics.enable"] == "false"
+
+
+def test_flink_binds_every_endpoint_to_the_host():
+    config = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
+    for key in ("jobmanager.rpc.address", "jobmanager.bind-host", "taskmanager.bind-host", "taskmanager.host",
+                "rest.address", "rest.bind-address"):
+        assert config[key] == "127.0.0.1", key
+    assert config["rest.port"] == 18081 and config["jobmanager.rpc.port"] == 16123
+    assert config["taskmanager.numberOfTaskSlots"] == 3
+
+
+def test_flink_writes_only_inside_the_state_dir():
+    config = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
+    for key in ("env.pid.dir", "io.tmp.dirs", "web.tmpdir", "blob.storage.directory"):
+        assert str(config[key]).startswith("/srv/klink-state/"), key
+    assert "-Djava.io.tmpdir=/srv/klink-state/flink/tmp" in config["env.java.opts.all"]
+    assert "--add-opens=java.base/java.lang=ALL-UNNAMED" in config["env.java.opts.all"]  # shipped opts kept
+
+
+def test_taskmanagers_get_the_agent_and_python_is_this_venv():
+    config = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
+    assert config["env.java.opts.taskmanager"] == \
+        "-javaagent:/src/klink-agent.jar=statusDir=/srv/klink-state/agent"
+    assert config["python.executable"] == config["python.client.executable"] == sys.executable
