@@ -13,6 +13,10 @@ from klinkctl.progress import Progress, no_progress
 
 RUNTIME_DEPS_POM = PACKAGE_DIR / "maven" / "runtime-deps.pom.xml"
 AGENT_JAR = JAVA_UDFS_DIR / "klink-agent" / "target" / "klink-agent.jar"
+GENERATOR_JAR = JAVA_UDFS_DIR / "klink-generator" / "target" / "klink-generator.jar"
+#: Built jars that never go on Flink's classpath: the agent is attached with -javaagent, the generator
+#: runs as its own process (and bundles kafka-clients, which must not meet the connector's copy).
+NOT_ON_CLUSTER_CLASSPATH = (AGENT_JAR, GENERATOR_JAR)
 COMPLETE_MARKER = ".complete"
 
 
@@ -21,7 +25,7 @@ class Artifacts:
     kafka_libs: Path  # directory of broker jars (the broker's classpath is libs/*)
     connector_jar: Path
     agent_jar: Path
-    udf_jars: tuple[Path, ...]  # every jar java-udfs builds except the agent, for the cluster classpath
+    udf_jars: tuple[Path, ...]  # java-udfs jars for the cluster classpath (metrics, workloads, ...)
 
 
 def _fetch(profile: str, target: Path, progress: Progress) -> Path:
@@ -70,7 +74,7 @@ def built_jars() -> list[Path]:
 
 def java_udfs_stale() -> bool:
     jars = built_jars()
-    if AGENT_JAR not in jars:
+    if any(jar not in jars for jar in NOT_ON_CLUSTER_CLASSPATH):
         return True
     oldest_jar = min(p.stat().st_mtime for p in jars)
     return _newest_mtime(java_sources()) > oldest_jar
@@ -97,7 +101,7 @@ def ensure_all(progress: Progress = no_progress) -> Artifacts:
         kafka_libs=kafka_libs(progress),
         connector_jar=connector_jar(progress),
         agent_jar=AGENT_JAR,
-        udf_jars=tuple(j for j in jars if j != AGENT_JAR),
+        udf_jars=tuple(j for j in jars if j not in NOT_ON_CLUSTER_CLASSPATH),
     )
 
 

@@ -129,8 +129,8 @@ def down(state_dir: Path | None, purge: bool) -> None:
         click.echo(f"purged stack data in {resolved}")
 
 
-def _ensure_stack(state_dir: Path | None) -> StackSpec:
-    """The running stack's spec; brings up the default local stack when none is running."""
+def _ensure_stack(state_dir: Path | None) -> tuple[StackSpec, dict[str, int]]:
+    """The running stack's spec and component pids; brings up the default local stack when none runs."""
     resolved = resolve_state_dir(state_dir)
     stack = backends.detect(resolved)
     if stack is None or not all(s.running for s in stack.status()):
@@ -140,7 +140,7 @@ def _ensure_stack(state_dir: Path | None) -> StackSpec:
     spec = stack.recorded_spec()
     if spec is None:
         raise KlinkError(f"no stack record in {resolved}; run `klinkctl up`")
-    return spec
+    return spec, {s.name: s.pid for s in stack.status() if s.pid}
 
 
 @main.command()
@@ -151,7 +151,7 @@ def smoke(state_dir: Path | None, results_dir: Path) -> None:
     """Prove Kafka -> Flink -> Kafka works: a windowed PyFlink job checked against exact counts."""
     from klinkctl.smoke import run_smoke
 
-    spec = _ensure_stack(state_dir)
+    spec, _ = _ensure_stack(state_dir)
     with console.status("smoke job") as spinner:
         result = run_smoke(spec, results_dir, progress=lambda line: spinner.update(line))
     click.echo(f"windows expected {len(result.expected)}, received {len(result.received)}, "
@@ -159,3 +159,59 @@ def smoke(state_dir: Path | None, results_dir: Path) -> None:
     if not result.passed:
         raise KlinkError(f"smoke job output does not match the expected windows (see {result.run_dir}/windows.csv)")
     click.echo("smoke: PASSED (Kafka -> Flink event-time window -> Kafka)")
+
+
+results_option = click.option("--results", "results_dir", type=click.Path(path_type=Path), default=Path("results"),
+                              show_default=True, help="Where run directories are written.")
+
+
+@main.command()
+@click.argument("workload")
+@state_dir_option
+@results_option
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="YAML file of bench settings (same names as these options); options given here win.")
+@click.option("--queries", type=str, help="Independent query pipelines, each with its own topic. [1]")
+@click.option("--rate", type=str, help="Events per second per query. [1000]")
+@click.option("--duration", type=str, help="Event generation time, e.g. 60s, 2m. [60s]")
+@click.option("--warmup", type=str, help="Leading time left out of the summary (rows kept). [10s]")
+@click.option("--window", type=str, help="Tumbling window size (YSB 10s, the paper's variant 3s). [10s]")
+@click.option("--delay", type=str, help="Network delay model, e.g. const:300ms. [const:0ms]")
+@click.option("--seed", type=str, help="Seed of events, campaigns and window offsets. [42]")
+@click.option("--policy", type=str, help="Scheduling policy (default = plain Flink). [default]")
+@click.option("--watermark-bound", type=str, help="Bounded out-of-orderness B of the watermarks. [1s]")
+@click.option("--marker-interval", type=str, help="Blocking latency marker period per source. [200ms]")
+def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
+    """Run a benchmark WORKLOAD (ysb) on the stack and write results/<run-id>/."""
+    from klinkctl.run.bench import run_bench
+    from klinkctl.run.config import resolve
+
+    config = resolve(config_file, {"workload": workload, **options})  # every value checked before anything starts
+    spec, processes = _ensure_stack(state_dir)
+    with console.status(f"{workload} run") as spinner:
+        outcome = run_bench(spec, config, results_dir, processes, progress=lambda line: spinner.update(line))
+    _print_summary(outcome.summary)
+    click.echo(f"results: {outcome.run_dir}")
+    if outcome.summary["status"] != "completed":
+        raise KlinkError(f"run {outcome.summary['status']}: {outcome.summary['reason']}")
+
+
+def _print_summary(summary: dict) -> None:
+    table = Table("metric", "count", "mean", "p50", "p90", "p95", "p99", "max", title=f"{summary['run']}")
+    for label, key in (("SWM latency (ms)", "swm_latency_ms"), ("marker latency (ms)", "marker_latency_ms"),
+                       ("watermark propagation (ms)", "watermark_propagation_ms")):
+        stats = summary[key]
+        table.add_row(label, str(stats["count"]),
+                      *[f"{stats[k]:.0f}" if stats[k] is not None else "-"
+                        for k in ("mean", "p50", "p90", "p95", "p99", "max")])
+    out.print(table)
+    throughput, gen = summary["throughput"], summary["generator"]
+    rate = throughput.get("generator_events_per_s")
+    flink_rate = throughput.get("flink_source_records_per_s")
+    click.echo(f"throughput: generator {rate or 0:.0f} events/s, Flink sources {flink_rate or 0:.0f} records/s")
+    behind = gen.get("behind_fraction")
+    click.echo(f"generator: {gen.get('events_sent')} events sent, behind schedule "
+               f"{(behind or 0):.2%} of events; late events dropped by windows: {summary['late_dropped']}")
+    for flag in summary["flags"]:
+        click.echo(f"FLAG: {flag}")
+    click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))

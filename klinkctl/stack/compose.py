@@ -68,7 +68,7 @@ class ComposeArtifacts:
         from klinkctl import artifacts
 
         built = artifacts.build_java_udfs(progress)
-        extras = tuple(jar for jar in built if jar != artifacts.AGENT_JAR)
+        extras = tuple(jar for jar in built if jar not in artifacts.NOT_ON_CLUSTER_CLASSPATH)
         return cls(artifacts.connector_jar(progress), artifacts.AGENT_JAR, extras)
 
     def files(self) -> dict[str, Path]:

@@ -70,6 +70,9 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "jobmanager.memory.process.size": spec.jobmanager_memory,
         "taskmanager.memory.process.size": spec.taskmanager_memory,
         "jobmanager.execution.failover-strategy": "region",
+        # REST metrics are snapshots the JobManager fetches from TaskManagers; the 10 s default is too
+        # coarse for the per-second throughput table a run writes.
+        "metrics.fetcher.update-interval": 1000,
         "env.pid.dir": str(state / "pid"),
         "io.tmp.dirs": str(tmp),
         "web.tmpdir": str(tmp / "web"),

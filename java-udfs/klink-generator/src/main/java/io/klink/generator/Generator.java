@@ -1,0 +1,238 @@
+package io.klink.generator;
+
+import java.util.List;
+
+/**
+ * The generation + send loop: one thread, no per-event objects of its own.
+ *
+ * <p>Events of all topics are generated in event-time order (event {@code k} of topics 0..Q-1, then
+ * {@code k+1}, ...), each as soon as its event time has come, and put into a {@link SendQueue} keyed
+ * by scheduled send time = event time + sampled delay. Every event whose send time has come is
+ * rendered and handed to the {@link EventSink}. With {@code maxRate} the schedule is ignored: events
+ * are sent back to back for the duration, with event time = the moment they are generated.
+ */
+public final class Generator {
+
+    /** Events generated or sent per loop iteration before the loop looks at the clock/rows again. */
+    private static final int CHUNK = 4096;
+    private static final long MAX_PARK_NANOS = 50_000_000L;
+
+    /** What to generate. {@code ratePerTopic} is ignored when {@code maxRate}. */
+    public record Config(List<String> topics, long ratePerTopic, long durationMs, DelayModel delay,
+                         boolean maxRate) {
+    }
+
+    /** Outcome of a run; times are nanoseconds since the start unless named otherwise. */
+    public record Result(boolean interrupted, long eventsSent, long eventsScheduled, long[] sentPerTopic,
+                         long[] scheduledPerTopic, long behindEvents, long maxLagNanos, long elapsedNanos,
+                         double achievedRate) {
+
+        public double behindFraction() {
+            return eventsScheduled == 0 ? 0.0 : (double) behindEvents / eventsScheduled;
+        }
+
+        /** The coordinated-omission flag: more than 1 % of the events were sent late. */
+        public boolean fellBehind() {
+            return behindFraction() > 0.01;
+        }
+    }
+
+    private final Config config;
+    private final int topics;
+    private final Schedule schedule;
+    private final long perTopic;
+    private final SeedStreams seeds;
+    private final YsbEventCodec codec;
+    private final SendQueue queue;
+    private final Clock clock;
+    private final EventSink sink;
+    private final LagStats stats;
+    private volatile boolean stopRequested;
+
+    // generation cursor: next event is number genK of topic genTopic, offset genOffset ns
+    private long startMs;
+    private int genTopic;
+    private long genK;
+    private long genOffset;
+    private long genEventTimeMs;
+
+    public Generator(Config config, long seed, YsbCatalog catalog, Clock clock, EventSink sink, LagStats stats) {
+        this.config = config;
+        this.topics = config.topics().size();
+        this.schedule = new Schedule(config.maxRate() ? 1 : config.ratePerTopic());
+        this.perTopic = config.maxRate() ? Long.MAX_VALUE : schedule.eventsPerTopic(config.durationMs());
+        this.seeds = SeedStreams.of(seed, topics);
+        this.codec = new YsbEventCodec(catalog);
+        this.queue = SendQueue.forDelay(config.delay());
+        this.clock = clock;
+        this.sink = sink;
+        this.stats = stats;
+    }
+
+    /**
+     * Runs the generation/render/queue/accounting code for about {@code millis} ms against a sink that
+     * discards everything, so the JIT has compiled it before the real schedule starts (otherwise the
+     * first seconds of a run are late). Uses its own seed streams: the real run is unaffected.
+     */
+    public static long warmUp(YsbCatalog catalog, DelayModel delay, long millis) {
+        long[] bytes = new long[1];
+        EventSink discard = (topic, value, length) -> bytes[0] += length + value[length >> 1];
+        Config config = new Config(List.of("warm-up-0", "warm-up-1"), 250_000, millis, delay, false);
+        Generator g = new Generator(config, 0x5eedL, catalog, Clock.SYSTEM, discard, new LagStats(2, null));
+        long t0 = System.nanoTime();
+        while (System.nanoTime() - t0 < millis * 1_000_000L) {
+            g = new Generator(config, 0x5eedL, catalog, Clock.SYSTEM, discard, new LagStats(2, null));
+            g.run(System.nanoTime(), 0);
+        }
+        return bytes[0];
+    }
+
+    /** Asks the loop to stop at its next iteration (from a shutdown hook, any thread). */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    public boolean stopRequested() {
+        return stopRequested;
+    }
+
+    /**
+     * Runs to completion or until {@link #requestStop()}.
+     *
+     * @param t0Nanos {@code clock.nanoTime()} at the run's start, i.e. when the wall clock read {@code startMs}
+     * @param startMs event time of event 0, epoch ms
+     */
+    public Result run(long t0Nanos, long startMs) {
+        this.startMs = startMs;
+        this.genEventTimeMs = startMs;
+        return config.maxRate() ? runMaxRate(t0Nanos) : runScheduled(t0Nanos);
+    }
+
+    private Result runScheduled(long t0) {
+        while (!stopRequested) {
+            long now = clock.nanoTime() - t0;
+            int generated = generateUntil(now, CHUNK);
+            stats.emitRows(now, generatedUntil(), queue.isEmpty() ? Long.MAX_VALUE : queue.peekSendAt());
+            int sent = 0;
+            while (sent < CHUNK && !queue.isEmpty() && queue.peekSendAt() <= now) {
+                sendHead(now);
+                sent++;
+                now = clock.nanoTime() - t0;
+            }
+            if (genK >= perTopic && queue.isEmpty()) {
+                break;
+            }
+            if (generated == 0 && sent == 0) {
+                long next = Math.min(generatedUntil(), queue.isEmpty() ? Long.MAX_VALUE : queue.peekSendAt());
+                next = Math.min(next, stats.nextRowBoundaryNanos());
+                long wait = next - (clock.nanoTime() - t0);
+                if (wait > 0) {
+                    clock.parkNanos(Math.min(wait, MAX_PARK_NANOS));
+                }
+            }
+        }
+        return finish(clock.nanoTime() - t0);
+    }
+
+    private Result runMaxRate(long t0) {
+        long durationNanos = config.durationMs() * 1_000_000L;
+        while (!stopRequested) {
+            long now = clock.nanoTime() - t0;
+            if (now >= durationNanos) {
+                break;
+            }
+            for (int i = 0; i < CHUNK; i++) {
+                int t = genTopic;
+                long packed = codec.draw(seeds.events[t]);
+                stats.onScheduled(now);
+                queue.add(now, startMs + now / 1_000_000L, t, packed);
+                sendHead(now);
+                if (++genTopic == topics) {
+                    genTopic = 0;
+                    genK++;
+                }
+                now = clock.nanoTime() - t0;
+            }
+            stats.emitRows(now, now, Long.MAX_VALUE);
+        }
+        return finish(clock.nanoTime() - t0);
+    }
+
+    /** Generates, in event-time order, up to {@code budget} events whose event time is {@code <= now}. */
+    private int generateUntil(long now, int budget) {
+        int n = 0;
+        while (n < budget && genK < perTopic && genOffset <= now) {
+            int t = genTopic;
+            long packed = codec.draw(seeds.events[t]);
+            long delayMs = config.delay().sampleDelayMs(seeds.delays[t]);
+            if (delayMs < 0) {
+                throw new IllegalStateException("delay model " + config.delay().spec() + " sampled " + delayMs);
+            }
+            long sendAt = genOffset + delayMs * 1_000_000L;
+            queue.add(sendAt, genEventTimeMs, t, packed);
+            stats.onScheduled(sendAt);
+            n++;
+            if (++genTopic == topics) {
+                genTopic = 0;
+                genK++;
+                genOffset = schedule.offsetNanos(genK);
+                genEventTimeMs = startMs + genOffset / 1_000_000L;
+            }
+        }
+        return n;
+    }
+
+    /** Every event with a scheduled send time before this has been generated. */
+    private long generatedUntil() {
+        return genK < perTopic ? genOffset : Long.MAX_VALUE;
+    }
+
+    private void sendHead(long now) {
+        long scheduled = queue.peekSendAt();
+        int t = queue.peekTopic();
+        int len = codec.encode(queue.peekPacked(), queue.peekEventTimeMs());
+        queue.removeFirst();
+        sink.send(t, codec.buffer(), len);
+        stats.onSent(t, scheduled, now);
+    }
+
+    private Result finish(long now) {
+        boolean interrupted = stopRequested && !(genK >= perTopic && queue.isEmpty());
+        long[] scheduledPerTopic = new long[topics];
+        long overdue = 0;
+        if (interrupted && !config.maxRate()) {
+            generateUntil(now, Integer.MAX_VALUE);
+            for (int i = 0; i < queue.size(); i++) {
+                long sendAt = queue.sendAtAt(i);
+                if (sendAt <= now) {
+                    overdue++;
+                    scheduledPerTopic[queue.topicAt(i)]++;
+                    stats.onUnsentAtEnd(sendAt, now);
+                }
+            }
+        }
+        long[] sentPerTopic = new long[topics];
+        for (int t = 0; t < topics; t++) {
+            sentPerTopic[t] = stats.sentOfTopic(t);
+            scheduledPerTopic[t] += sentPerTopic[t];
+        }
+        stats.finish(now);
+        return new Result(interrupted, stats.totalSent(), stats.totalSent() + overdue, sentPerTopic,
+                scheduledPerTopic, stats.totalBehind(), stats.maxLagNanos(), now, achievedRate());
+    }
+
+    /**
+     * Events sent per second over the send window: from the first scheduled send time to the later of
+     * the last actual and last scheduled send time, plus one schedule slot (1/rate) so that a run that
+     * kept its schedule reports exactly Q x rate. In max-rate mode: events / (last - first send).
+     */
+    private double achievedRate() {
+        long n = stats.totalSent();
+        if (n == 0) {
+            return 0.0;
+        }
+        long slot = config.maxRate() ? 0 : 1_000_000_000L / schedule.ratePerTopic();
+        long window = Math.max(stats.lastActualSend(), stats.lastScheduledSend()) - stats.firstScheduledSend() + slot;
+        return window <= 0 ? 0.0 : n * 1e9 / window;
+    }
+}

@@ -1,0 +1,210 @@
+package io.klink.generator;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** The command line, parsed and validated. Flags take {@code --flag value} or {@code --flag=value}. */
+public final class GeneratorArgs {
+
+    public static final String USAGE = String.join("\n",
+            "usage: java -jar klink-generator.jar --bootstrap HOST:PORT --topics T1[,T2...] --rate N --duration D",
+            "                                     [options]",
+            "       java -jar klink-generator.jar --print-campaigns [--seed N] [--campaigns N] [--ads-per-campaign N]",
+            "",
+            "Emits Yahoo Streaming Benchmark ad events (JSON, null key) into one Kafka topic per query, on schedule:",
+            "event k of every topic has event_time = start + k*1000/rate ms and is sent at event_time + delay.",
+            "",
+            "  --bootstrap HOST:PORT     Kafka bootstrap servers (required)",
+            "  --topics T1,T2,...        one topic per query (required; created by the broker's auto-create)",
+            "  --rate N                  events per second per topic (required unless --max-rate)",
+            "  --duration D              generation period, e.g. 30s, 2m, 500ms; bare number = seconds (required)",
+            "  --seed N                  random seed: same seed and counts -> same ids and events (default 42)",
+            "  --delay SPEC              network delay model: const:<duration>, e.g. const:300ms, const:1.5s (default const:0)",
+            "  --campaigns N             number of campaigns (default 100)",
+            "  --ads-per-campaign N      ads per campaign (default 10)",
+            "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
+            "  --summary-file PATH       summary JSON at the end (default: printed to stdout)",
+            "  --start-at-ms MS          epoch ms of event 0 (default: now); the generator waits for it",
+            "  --max-rate                ignore the schedule and delays: send as fast as possible for the duration",
+            "  --compression C           producer compression: none, lz4, gzip (default lz4)",
+            "  --linger-ms N             producer linger.ms (default 5)",
+            "  --batch-size N            producer batch.size in bytes (default 262144)",
+            "  --print-campaigns         print {campaign_id: [ad_id, ...]} as JSON and exit",
+            "  --help                    this text",
+            "",
+            "Exit codes: 0 done, 1 runtime failure (e.g. Kafka unreachable), 2 bad command line;",
+            "SIGTERM/SIGINT stop the run, flush the producer and write the summary with status \"interrupted\".");
+
+    private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
+            "--seed", "--delay", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
+            "--start-at-ms", "--compression", "--linger-ms", "--batch-size");
+    private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    public static final int MAX_TOPICS = 1024;
+
+    public String bootstrap;
+    public List<String> topics = List.of();
+    public long ratePerTopic = -1;
+    public long durationMs = -1;
+    public long seed = 42;
+    public DelayModel delay = new ConstantDelay(0);
+    public int campaigns = 100;
+    public int adsPerCampaign = 10;
+    public Path statsFile;
+    public Path summaryFile;
+    public Long startAtMs;
+    public boolean maxRate;
+    public boolean printCampaigns;
+    public boolean help;
+    public String compression = "lz4";
+    public int lingerMs = 5;
+    public int batchSize = 262_144;
+
+    private GeneratorArgs() {
+    }
+
+    public static GeneratorArgs parse(String... argv) throws UsageException {
+        GeneratorArgs a = new GeneratorArgs();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < argv.length; i++) {
+            String arg = argv[i];
+            String flag = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                flag = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            if (SWITCHES.contains(flag)) {
+                if (value != null) {
+                    throw new UsageException(flag + " takes no value");
+                }
+            } else if (VALUE_FLAGS.contains(flag)) {
+                if (value == null) {
+                    if (i + 1 >= argv.length) {
+                        throw new UsageException(flag + " needs a value");
+                    }
+                    value = argv[++i];
+                }
+            } else {
+                throw new UsageException(arg.startsWith("-") ? "unknown option " + flag
+                        : "unexpected argument '" + arg + "'");
+            }
+            if (!seen.add(flag)) {
+                throw new UsageException(flag + " given more than once");
+            }
+            a.set(flag, value);
+        }
+        if (a.help || a.printCampaigns) {
+            return a;
+        }
+        if (a.bootstrap == null || a.bootstrap.isBlank()) {
+            throw new UsageException("--bootstrap is required");
+        }
+        if (a.topics.isEmpty()) {
+            throw new UsageException("--topics is required");
+        }
+        if (a.durationMs < 0) {
+            throw new UsageException("--duration is required");
+        }
+        if (a.ratePerTopic < 0 && !a.maxRate) {
+            throw new UsageException("--rate is required (or --max-rate)");
+        }
+        return a;
+    }
+
+    private void set(String flag, String v) throws UsageException {
+        switch (flag) {
+            case "--bootstrap" -> bootstrap = v.trim();
+            case "--topics" -> topics = parseTopics(v);
+            case "--rate" -> {
+                ratePerTopic = parseLong(flag, v);
+                if (ratePerTopic <= 0 || ratePerTopic > Schedule.MAX_RATE) {
+                    throw new UsageException("--rate must be between 1 and " + Schedule.MAX_RATE
+                            + " events/s per topic, got " + v);
+                }
+            }
+            case "--duration" -> {
+                try {
+                    durationMs = Durations.parseMillis(v, "s");
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--duration: " + e.getMessage());
+                }
+                if (durationMs <= 0) {
+                    throw new UsageException("--duration must be > 0, got " + v);
+                }
+            }
+            case "--seed" -> seed = parseLong(flag, v);
+            case "--delay" -> {
+                try {
+                    delay = DelayModels.parse(v);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--delay: " + e.getMessage());
+                }
+            }
+            case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
+            case "--ads-per-campaign" -> adsPerCampaign = parsePositiveInt(flag, v);
+            case "--stats-file" -> statsFile = Path.of(v);
+            case "--summary-file" -> summaryFile = Path.of(v);
+            case "--start-at-ms" -> startAtMs = parseLong(flag, v);
+            case "--compression" -> {
+                if (!Set.of("none", "lz4", "gzip").contains(v)) {
+                    throw new UsageException("--compression must be none, lz4 or gzip, got " + v);
+                }
+                compression = v;
+            }
+            case "--linger-ms" -> {
+                lingerMs = (int) parseLong(flag, v);
+                if (lingerMs < 0) {
+                    throw new UsageException("--linger-ms must be >= 0, got " + v);
+                }
+            }
+            case "--batch-size" -> batchSize = parsePositiveInt(flag, v);
+            case "--max-rate" -> maxRate = true;
+            case "--print-campaigns" -> printCampaigns = true;
+            case "--help" -> help = true;
+            default -> throw new UsageException("unknown option " + flag);
+        }
+        if ((long) campaigns * adsPerCampaign > YsbCatalog.MAX_ADS) {
+            throw new UsageException("--campaigns x --ads-per-campaign must be at most " + YsbCatalog.MAX_ADS);
+        }
+    }
+
+    private static List<String> parseTopics(String v) throws UsageException {
+        Set<String> out = new LinkedHashSet<>();
+        for (String t : v.split(",", -1)) {
+            String name = t.trim();
+            if (!TOPIC.matcher(name).matches()) {
+                throw new UsageException("--topics: '" + name + "' is not a Kafka topic name ([a-zA-Z0-9._-]{1,249})");
+            }
+            if (!out.add(name)) {
+                throw new UsageException("--topics: '" + name + "' listed twice");
+            }
+        }
+        if (out.size() > MAX_TOPICS) {
+            throw new UsageException("--topics: at most " + MAX_TOPICS + " topics");
+        }
+        return List.copyOf(new ArrayList<>(out));
+    }
+
+    private static long parseLong(String flag, String v) throws UsageException {
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException(flag + " must be an integer, got '" + v + "'");
+        }
+    }
+
+    private static int parsePositiveInt(String flag, String v) throws UsageException {
+        long n = parseLong(flag, v);
+        if (n <= 0 || n > Integer.MAX_VALUE) {
+            throw new UsageException(flag + " must be a positive integer, got " + v);
+        }
+        return (int) n;
+    }
+}

@@ -1,0 +1,160 @@
+package io.klink.generator;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** Entry point of {@code klink-generator.jar}; see {@link GeneratorArgs#USAGE}. */
+public final class Main {
+
+    /** CPU time spent before the start so the hot path is compiled when the schedule begins. */
+    static final long WARM_UP_MS = 1000;
+
+    private Main() {
+    }
+
+    public static void main(String[] argv) {
+        GeneratorArgs args;
+        try {
+            args = GeneratorArgs.parse(argv);
+        } catch (UsageException e) {
+            System.err.println("klink-generator: error: " + e.getMessage() + " (see --help)");
+            System.exit(2);
+            return;
+        }
+        if (args.help) {
+            System.out.println(GeneratorArgs.USAGE);
+            return;
+        }
+        if (args.printCampaigns) {
+            System.out.println(YsbCatalog.create(args.seed, args.campaigns, args.adsPerCampaign).campaignsJson());
+            return;
+        }
+        int code;
+        try {
+            code = run(args);
+        } catch (RuntimeException | IOException e) {
+            System.err.println("klink-generator: error: " + e);
+            code = 1;
+        }
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    private static int run(GeneratorArgs a) throws IOException {
+        YsbCatalog catalog = YsbCatalog.create(a.seed, a.campaigns, a.adsPerCampaign);
+        Writer csv = a.statsFile == null ? null : open(a.statsFile);
+        LagStats stats = new LagStats(a.topics.size(), csv);
+        Generator.Config config = new Generator.Config(a.topics, a.ratePerTopic, a.durationMs, a.delay, a.maxRate);
+
+        KafkaSink sink = new KafkaSink(a.bootstrap, a.topics, a.compression, a.lingerMs, a.batchSize);
+        Generator generator = new Generator(config, a.seed, catalog, Clock.SYSTEM, sink, stats);
+
+        // SIGTERM/SIGINT: stop the loop, let this thread flush and write the summary, then exit.
+        CountDownLatch done = new CountDownLatch(1);
+        Thread mainThread = Thread.currentThread();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            generator.requestStop();
+            try {
+                if (!done.await(20, TimeUnit.SECONDS)) {
+                    System.err.println("klink-generator: gave up waiting for " + mainThread.getName());
+                }
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "klink-generator-shutdown"));
+
+        try {
+            try {
+                sink.warmUp(a.compression);
+            } catch (org.apache.kafka.common.KafkaException e) {
+                if (generator.stopRequested()) {
+                    return finishWithoutRun(a, generator, stats, sink, csv, done);
+                }
+                System.err.println("klink-generator: error: cannot get metadata for " + a.topics + " from "
+                        + a.bootstrap + " within " + KafkaSink.MAX_BLOCK_MS / 1000
+                        + " s (broker down, or topic auto-creation disabled?): " + e);
+                sink.close();
+                return 1;
+            }
+
+            Generator.warmUp(catalog, a.delay, WARM_UP_MS);
+
+            // Align event 0 with the wall clock: t0 is the nanoTime at which currentTimeMillis == startMs.
+            long startMs = a.startAtMs != null ? a.startAtMs : System.currentTimeMillis() + 1;
+            long behindMs = System.currentTimeMillis() - startMs;
+            if (behindMs > 1000) {
+                System.err.println("klink-generator: warning: --start-at-ms is " + behindMs
+                        + " ms in the past; the run starts behind schedule");
+            }
+            while (!generator.stopRequested() && System.currentTimeMillis() < startMs) {
+                long wait = startMs - System.currentTimeMillis();
+                Thread.sleep(Math.max(0, Math.min(wait - 1, 100)));
+            }
+            long t0 = System.nanoTime() - Math.max(0, System.currentTimeMillis() - startMs) * 1_000_000L;
+
+            Generator.Result result = generator.run(t0, startMs);
+            long flushStart = System.nanoTime();
+            sink.flush();
+            double flushS = (System.nanoTime() - flushStart) / 1e9;
+            sink.close();
+            if (csv != null) {
+                csv.close();
+            }
+            String summary = Summary.render(a, result, startMs, flushS, sink.errors(), sink.firstError());
+            writeSummary(a, summary);
+            System.err.printf("klink-generator: %s: sent %d of %d scheduled events in %.1f s (%.0f ev/s),"
+                            + " behind %d (%.4f%%)%s%n",
+                    result.interrupted() ? "interrupted" : "completed", result.eventsSent(),
+                    result.eventsScheduled(), result.elapsedNanos() / 1e9, result.achievedRate(),
+                    result.behindEvents(), 100 * result.behindFraction(),
+                    result.fellBehind() ? " -- FELL BEHIND (more than 1 % of events late)" : "");
+            return sink.errors() > 0 ? 1 : 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } finally {
+            done.countDown();
+        }
+    }
+
+    private static int finishWithoutRun(GeneratorArgs a, Generator generator, LagStats stats, KafkaSink sink,
+                                        Writer csv, CountDownLatch done) throws IOException {
+        Generator.Result result = generator.run(System.nanoTime(), System.currentTimeMillis());
+        sink.close();
+        if (csv != null) {
+            csv.close();
+        }
+        writeSummary(a, Summary.render(a, result, System.currentTimeMillis(), 0, sink.errors(), sink.firstError()));
+        return 0;
+    }
+
+    private static Writer open(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        return new BufferedWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8));
+    }
+
+    /** Written to a temp file and renamed, so readers never see half a summary. */
+    private static void writeSummary(GeneratorArgs a, String summary) throws IOException {
+        if (a.summaryFile == null) {
+            System.out.print(summary);
+            System.out.flush();
+            return;
+        }
+        Path target = a.summaryFile.toAbsolutePath();
+        Files.createDirectories(target.getParent());
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        Files.writeString(tmp, summary, StandardCharsets.UTF_8);
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+}

@@ -1,0 +1,64 @@
+package io.klink.generator;
+
+import java.util.List;
+
+/** Renders the end-of-run summary JSON (one object, pretty-printed with one key per line). */
+final class Summary {
+
+    private Summary() {
+    }
+
+    /** @param flushS time the final producer flush took (events still buffered in the producer) */
+    static String render(GeneratorArgs a, Generator.Result r, long startMs, double flushS, long sendErrors,
+                         String firstError) {
+        List<String> topics = a.topics;
+        StringBuilder perTopic = new StringBuilder("{");
+        for (int t = 0; t < topics.size(); t++) {
+            if (t > 0) {
+                perTopic.append(", ");
+            }
+            perTopic.append(Json.str(topics.get(t))).append(": {\"sent\": ").append(r.sentPerTopic()[t])
+                    .append(", \"scheduled\": ").append(r.scheduledPerTopic()[t]).append('}');
+        }
+        perTopic.append('}');
+        StringBuilder topicList = new StringBuilder("[");
+        for (int t = 0; t < topics.size(); t++) {
+            topicList.append(t > 0 ? ", " : "").append(Json.str(topics.get(t)));
+        }
+        topicList.append(']');
+        String[][] fields = {
+                {"status", Json.str(r.interrupted() ? "interrupted" : "completed")},
+                {"events_sent", Long.toString(r.eventsSent())},
+                {"events_scheduled", Long.toString(r.eventsScheduled())},
+                {"duration_s", Json.num(a.durationMs / 1000.0)},
+                {"elapsed_s", Json.num(r.elapsedNanos() / 1e9)},
+                {"flush_s", Json.num(flushS)},
+                {"achieved_rate", Json.num(Math.round(r.achievedRate() * 10) / 10.0)},
+                {"target_rate", a.maxRate ? "null" : Long.toString(a.ratePerTopic * topics.size())},
+                {"rate_per_topic", a.maxRate ? "null" : Long.toString(a.ratePerTopic)},
+                {"max_rate", Boolean.toString(a.maxRate)},
+                {"behind_events", Long.toString(r.behindEvents())},
+                {"behind_fraction", Json.num(r.behindFraction())},
+                {"fell_behind", Boolean.toString(r.fellBehind())},
+                {"behind_threshold_ms", Long.toString(LagStats.BEHIND_THRESHOLD_NANOS / 1_000_000L)},
+                {"max_lag_ms", Json.num(r.maxLagNanos() / 1e6)},
+                {"per_topic", perTopic.toString()},
+                {"topics", topicList.toString()},
+                {"seed", Long.toString(a.seed)},
+                {"delay", Json.str(a.delay.spec())},
+                {"campaigns", Integer.toString(a.campaigns)},
+                {"ads_per_campaign", Integer.toString(a.adsPerCampaign)},
+                {"start_ms", Long.toString(startMs)},
+                {"record_key", Json.str("none")},
+                {"compression", Json.str(a.compression)},
+                {"send_errors", Long.toString(sendErrors)},
+                {"first_send_error", Json.str(firstError)},
+        };
+        StringBuilder sb = new StringBuilder("{\n");
+        for (int i = 0; i < fields.length; i++) {
+            sb.append("  ").append(Json.str(fields[i][0])).append(": ").append(fields[i][1])
+                    .append(i + 1 < fields.length ? ",\n" : "\n");
+        }
+        return sb.append("}\n").toString();
+    }
+}

@@ -1,0 +1,78 @@
+package io.klink.metrics;
+
+/**
+ * The one record type of an instrumented pipeline: data, a blocking latency marker, a watermark probe,
+ * a window result, or a window-firing summary travel in the same channels, so markers queue behind data
+ * exactly as data does (Flink's built-in LatencyMarker bypasses window buffers, DESIGN.md §4).
+ *
+ * <p>A Flink POJO (public fields, no-arg constructor) so it is serialized by the PojoSerializer.
+ */
+public class Envelope {
+
+    public static final byte DATA = 0;
+    public static final byte MARKER = 1;
+    public static final byte PROBE = 2;
+    public static final byte RESULT = 3;
+    public static final byte FIRING = 4;
+
+    public byte kind;
+    /** DATA: key (e.g. ad id, then campaign id); RESULT: the window's key. */
+    public String key;
+    /** DATA: event time; MARKER: creation wall time; PROBE: watermark value; RESULT/FIRING: window end. */
+    public long timestamp;
+    /** DATA: payload code (e.g. event type); RESULT: count; FIRING: events counted in the window. */
+    public long value;
+    /** MARKER: creation wall time; PROBE: wall time the watermark was seen; FIRING: wall time it fired. */
+    public long wallTime;
+    /** FIRING only. */
+    public long windowStart;
+    public long sweepingWatermark;
+    public long keys;
+    public long lateDropped;
+
+    public Envelope() {}
+
+    public static Envelope data(String key, long eventTime, long value) {
+        Envelope e = new Envelope();
+        e.kind = DATA;
+        e.key = key;
+        e.timestamp = eventTime;
+        e.value = value;
+        return e;
+    }
+
+    public static Envelope marker(long createdAt) {
+        Envelope e = new Envelope();
+        e.kind = MARKER;
+        e.timestamp = createdAt;
+        e.wallTime = createdAt;
+        return e;
+    }
+
+    public static Envelope probe(long watermark, long seenAt) {
+        Envelope e = new Envelope();
+        e.kind = PROBE;
+        e.timestamp = watermark;
+        e.wallTime = seenAt;
+        return e;
+    }
+
+    public static Envelope result(String key, long windowEnd, long count) {
+        Envelope e = new Envelope();
+        e.kind = RESULT;
+        e.key = key;
+        e.timestamp = windowEnd;
+        e.value = count;
+        return e;
+    }
+
+    public boolean isData() {
+        return kind == DATA;
+    }
+
+    @Override
+    public String toString() {
+        return "Envelope{kind=" + kind + ", key=" + key + ", timestamp=" + timestamp + ", value=" + value
+                + ", wallTime=" + wallTime + "}";
+    }
+}

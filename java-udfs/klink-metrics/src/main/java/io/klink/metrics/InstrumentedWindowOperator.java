@@ -1,0 +1,54 @@
+package io.klink.metrics;
+
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Event-time tumbling count window that holds blocking latency markers (logic in {@link TumblingCountWindows}).
+ * Probes pass straight through; on each watermark the swept windows' results, firing summaries and held
+ * markers are emitted before the watermark is forwarded.
+ *
+ * <p>Window contents are not checkpointed: benchmark runs do not restore from checkpoints.
+ */
+public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
+        implements OneInputStreamOperator<Envelope, Envelope> {
+
+    private final long sizeMs;
+    private final long offsetMs;
+    private transient TumblingCountWindows windows;
+
+    public InstrumentedWindowOperator(long sizeMs, long offsetMs) {
+        this.sizeMs = sizeMs;
+        this.offsetMs = offsetMs;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        windows = new TumblingCountWindows(sizeMs, offsetMs);
+    }
+
+    @Override
+    public void processElement(StreamRecord<Envelope> element) {
+        Envelope envelope = element.getValue();
+        switch (envelope.kind) {
+            case Envelope.DATA -> windows.add(envelope.key, envelope.timestamp);
+            case Envelope.MARKER -> {
+                if (!windows.holdMarker(envelope)) {
+                    output.collect(element);
+                }
+            }
+            default -> output.collect(element);
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        for (Envelope out : windows.advance(mark.getTimestamp(), System.currentTimeMillis())) {
+            output.collect(new StreamRecord<>(out, out.timestamp));
+        }
+        super.processWatermark(mark);
+    }
+}

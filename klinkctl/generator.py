@@ -1,0 +1,69 @@
+"""The event generator: a Java process of its own (java-udfs/klink-generator), never inside Flink."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import psutil
+
+from klinkctl.artifacts import GENERATOR_JAR
+from klinkctl.errors import KlinkError
+from klinkctl.stack.processes import ManagedProcess, stop
+
+
+def _java(*args: str) -> list[str]:
+    if not GENERATOR_JAR.is_file():
+        raise KlinkError(f"{GENERATOR_JAR} is missing; run `klinkctl up` (it builds java-udfs)")
+    return ["java", "-XX:+UseParallelGC", "-jar", str(GENERATOR_JAR), *args]
+
+
+def campaigns(seed: int, count: int, ads_per_campaign: int) -> dict[str, list[str]]:
+    """The seeded campaign -> ads table, exactly as the generator draws ad ids from it."""
+    result = subprocess.run(_java("--print-campaigns", "--seed", str(seed), "--campaigns", str(count),
+                                  "--ads-per-campaign", str(ads_per_campaign)),
+                            capture_output=True, text=True, check=False, timeout=60)
+    if result.returncode != 0:
+        raise KlinkError(f"generator --print-campaigns failed: {result.stderr.strip()[:300]}")
+    return json.loads(result.stdout)
+
+
+class GeneratorProcess:
+    """A running generator: its Popen (for the exit code) and its ManagedProcess (for a sure stop)."""
+
+    def __init__(self, argv: list[str], log_file: Path) -> None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_file, "ab") as log:
+            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                          start_new_session=True)
+        self.managed = ManagedProcess("generator", self.popen.pid, psutil.Process(self.popen.pid).create_time(),
+                                      str(log_file))
+
+    def exit_code(self) -> int | None:
+        return self.popen.poll()
+
+    def last_log_line(self) -> str:
+        lines = Path(self.managed.log_file).read_text(errors="replace").strip().splitlines()
+        return lines[-1] if lines else "no output"
+
+    def stop(self) -> None:
+        """SIGTERM lets the generator flush and write its summary as interrupted; SIGKILL after a grace."""
+        stop(self.managed, grace_s=10)
+        self.popen.poll()
+
+
+def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
+          campaign_count: int, ads_per_campaign: int, start_at_ms: int, run_dir: Path) -> GeneratorProcess:
+    argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
+                 "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay,
+                 "--campaigns", str(campaign_count), "--ads-per-campaign", str(ads_per_campaign),
+                 "--start-at-ms", str(start_at_ms),
+                 "--stats-file", str(run_dir / "generator.csv"),
+                 "--summary-file", str(run_dir / "generator-summary.json"))
+    return GeneratorProcess(argv, run_dir / "generator.log")
+
+
+def summary(run_dir: Path) -> dict:
+    path = run_dir / "generator-summary.json"
+    return json.loads(path.read_text()) if path.is_file() else {}

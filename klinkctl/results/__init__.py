@@ -1,0 +1,1 @@
+"""Loading finished runs and comparing their latency statistics."""

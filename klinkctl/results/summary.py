@@ -1,0 +1,77 @@
+"""A run's summary.json, computed from its CSV tables (so it can always be recomputed from them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from klinkctl.results.stats import latency_summary
+
+GENERATOR_BEHIND_LIMIT = 0.01  # DESIGN.md §4: more than 1 % of events behind schedule -> flagged
+
+
+def _read(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path)
+    except (FileNotFoundError, pd.errors.EmptyDataError):
+        return pd.DataFrame()
+
+
+def _measured(frame: pd.DataFrame, column: str) -> list[float]:
+    if frame.empty or column not in frame:
+        return []
+    if "warmup" in frame:
+        frame = frame[~frame["warmup"].astype(str).str.lower().eq("true")]
+    return frame[column].dropna().tolist()
+
+
+def flink_source_rate(throughput: pd.DataFrame, warmup_until_ms: int) -> float | None:
+    """Mean over the measured seconds of the records/s leaving the source tasks of all queries."""
+    if throughput.empty:
+        return None
+    sources = throughput[throughput["job_vertex"].str.contains("/source", regex=False)
+                         & (throughput["time"] >= warmup_until_ms)]
+    per_second = sources.groupby("time")["records_out_per_s"].sum()
+    return float(per_second.mean()) if len(per_second) else None
+
+
+def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason: str,
+                  warmup_until_ms: int | None, generator_summary: dict) -> dict:
+    latency = _read(run_dir / "latency.csv")
+    markers = _read(run_dir / "markers.csv")
+    watermarks = _read(run_dir / "watermarks.csv")
+    throughput = _read(run_dir / "throughput.csv")
+    behind = generator_summary.get("behind_fraction")
+    flags = []
+    if behind is not None and behind > GENERATOR_BEHIND_LIMIT:
+        flags.append(f"generator fell behind schedule for {behind:.1%} of events (limit 1 %): "
+                     "the measured latency may hide coordinated omission")
+    return {
+        "status": status,
+        "reason": reason,
+        "run": run_id,
+        "workload": config.get("workload"),
+        "policy": config.get("policy"),
+        "warmup_until_ms": warmup_until_ms,
+        "swm_latency_ms": latency_summary(_measured(latency, "swm_latency_ms")),
+        "marker_latency_ms": latency_summary(_measured(markers, "latency_ms")),
+        "watermark_propagation_ms": latency_summary(_measured(watermarks, "propagation_ms")),
+        "windows_fired": int(len(latency)),
+        "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
+        "throughput": {
+            "generator_events_per_s": generator_summary.get("achieved_rate"),
+            "flink_source_records_per_s": flink_source_rate(throughput, warmup_until_ms or 0),
+        },
+        "generator": {k: generator_summary.get(k) for k in
+                      ("events_sent", "events_scheduled", "behind_events", "behind_fraction", "fell_behind",
+                       "status")},
+        "flags": flags,
+    }
+
+
+def write_summary(run_dir: Path, summary: dict) -> Path:
+    path = run_dir / "summary.json"
+    path.write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return path

@@ -1,0 +1,176 @@
+"""One benchmark run, start to end: fresh topics, the job, the generator, the collectors, the summary.
+
+Whatever happens (generator crash, job failure, Ctrl-C, SIGTERM), the generator is stopped, the job
+cancelled, every collected row flushed, and summary.json says completed / failed / interrupted and why.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
+from klinkctl import flink_jobs, generator, kafka_io
+from klinkctl.delay import parse_delay
+from klinkctl.errors import KlinkError
+from klinkctl.paths import PROJECT_ROOT
+from klinkctl.progress import Progress, no_progress
+from klinkctl.results.summary import build_summary, write_summary
+from klinkctl.run.collectors import MetricsCollector, ResourceSampler
+from klinkctl.run.config import BenchConfig
+from klinkctl.stack.spec import StackSpec
+from klinkctl.workloads import ysb
+
+#: Events start this long after the job runs, so the first windows are not cut by start-up.
+START_LEAD_MS = 2000
+
+
+class RunFailed(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_dir: Path
+    summary: dict
+
+
+def git_commit() -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        return head + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def new_run_dir(results_root: Path, config: BenchConfig) -> tuple[str, Path]:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_id = f"{config.workload}-{config.policy}-{stamp}"
+    suffix = 1
+    while (results_root / run_id).exists():
+        suffix += 1
+        run_id = f"{config.workload}-{config.policy}-{stamp}-{suffix}"
+    (results_root / run_id).mkdir(parents=True)
+    return run_id, results_root / run_id
+
+
+def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec: StackSpec) -> dict:
+    resolved = {
+        "run": run_id,
+        "bench": config.to_dict(),
+        "stack": spec.to_dict(),
+        "versions": {"klinkctl": __version__, "flink": FLINK_VERSION, "kafka": KAFKA_VERSION,
+                     "flink_kafka_connector": FLINK_KAFKA_CONNECTOR_VERSION},
+        "git_commit": git_commit(),
+    }
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+    return resolved
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM ends a run like Ctrl-C does: cleanly, rows kept, marked interrupted."""
+    def raise_interrupt(*_):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def drain_ms(config: BenchConfig) -> int:
+    """How long after the last event the last fireable window needs to reach the output operator."""
+    return int(parse_delay(config.delay).mean_ms) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
+
+
+def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_processes: dict[str, int],
+              progress: Progress = no_progress) -> RunOutcome:
+    run_id, run_dir = new_run_dir(results_root, config)
+    write_resolved_config(run_dir, run_id, config, spec)
+    plan = ysb.plan(config, run_id)
+    status, reason, warmup_until_ms = "completed", "", None
+    job_id = gen = collector = sampler = None
+    try:
+        with sigterm_as_interrupt():
+            progress("creating fresh topics")
+            kafka_io.recreate_topics(spec.bootstrap_servers, plan.all_topics)
+            job_config = ysb.write_job_config(plan, config, spec.bootstrap_servers, run_dir)
+            progress("submitting jobs/ysb.py")
+            job_id = flink_jobs.submit_python_job(spec, ysb.JOB_SCRIPT, ["--config", str(job_config.resolve())])
+            flink_jobs.wait_running(spec, job_id)
+            start_at_ms = int(time.time() * 1000) + START_LEAD_MS
+            warmup_until_ms = start_at_ms + config.warmup_ms
+            collector = MetricsCollector(spec.bootstrap_servers, plan.metrics_topic, run_dir, run_id,
+                                         config.policy, warmup_until_ms)
+            collector.start()
+            sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
+            sampler.start()
+            gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
+                                  config.seed, parse_delay(config.delay).spec, config.campaigns,
+                                  config.ads_per_campaign, start_at_ms, run_dir)
+            sampler.add_process("generator", gen.popen.pid)
+            _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
+    except KeyboardInterrupt:
+        status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) before the run's end"
+    except (RunFailed, KlinkError) as error:
+        status, reason = "failed", str(error)
+    finally:
+        progress("stopping generator, job and collectors")
+        _teardown(spec, plan, job_id, gen, collector, sampler)
+    summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, warmup_until_ms,
+                            generator.summary(run_dir))
+    write_summary(run_dir, summary)
+    return RunOutcome(run_dir, summary)
+
+
+def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.GeneratorProcess,
+            collector: MetricsCollector, start_at_ms: int, progress: Progress) -> None:
+    """Until the generator finished and the last windows had time to come out; fail fast on a crash."""
+    end_ms = start_at_ms + config.duration_ms + drain_ms(config)
+    total_s = (end_ms - start_at_ms) / 1000
+    while True:
+        code = gen.exit_code()
+        if code not in (None, 0):
+            raise RunFailed(f"generator exited with code {code}: {gen.last_log_line()}")
+        state = flink_jobs.job_state(spec, job_id)
+        if state in flink_jobs.TERMINAL_STATES:
+            raise RunFailed(f"job {job_id} ended as {state}: {flink_jobs.job_failure(spec, job_id)}")
+        now = time.time() * 1000
+        if code == 0 and now >= end_ms:
+            return
+        elapsed = max(0.0, (now - start_at_ms) / 1000)
+        last = collector.last_swm_latency_ms
+        progress(f"{config.workload} {config.policy}: {min(elapsed, total_s):.0f}/{total_s:.0f} s, "
+                 f"{collector.firings} windows fired"
+                 + (f", last SWM latency {last} ms" if last is not None else ""))
+        time.sleep(0.5)
+
+
+def _teardown(spec: StackSpec, plan: ysb.YsbPlan, job_id: str | None, gen: generator.GeneratorProcess | None,
+              collector: MetricsCollector | None, sampler: ResourceSampler | None) -> None:
+    if gen is not None:
+        gen.stop()
+    if job_id is not None:
+        try:
+            flink_jobs.cancel(spec, job_id)
+        except OSError:
+            pass
+    if collector is not None:
+        collector.stop()
+    if sampler is not None:
+        sampler.stop()
+    try:
+        kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)
+    except KlinkError:
+        pass

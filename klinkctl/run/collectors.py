@@ -1,0 +1,182 @@
+"""Background collectors of a run. Each writes its CSV row by row (flushed), so an interrupted run keeps
+every row collected so far.
+
+- MetricsCollector: the metric rows the pipelines' output operators publish to the run's metrics topic
+  (firing -> latency.csv, marker -> markers.csv, watermark -> watermarks.csv).
+- ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
+  CPU/RSS of every stack process and the generator from /proc via psutil (resources.csv).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import threading
+import time
+import urllib.error
+from pathlib import Path
+from typing import IO
+
+import psutil
+from confluent_kafka import Consumer
+
+from klinkctl.stack import flink
+from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
+from klinkctl.stack.spec import StackSpec
+
+LATENCY_COLUMNS = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",
+                   "swm_latency_ms", "keys", "events", "late_dropped", "warmup"]
+MARKER_COLUMNS = ["run", "policy", "query", "created_at", "output_at", "latency_ms", "warmup"]
+WATERMARK_COLUMNS = ["run", "policy", "query", "watermark", "emitted_at", "output_at", "propagation_ms"]
+THROUGHPUT_COLUMNS = ["run", "policy", "time", "job_vertex", "query", "records_in_per_s", "records_out_per_s"]
+RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", "rss_bytes"]
+
+
+def query_of(vertex_name: str) -> str:
+    """'Source: q07/source -> q07/markers' -> 'q07': every operator name starts with its query id."""
+    return vertex_name.removeprefix("Source: ").split("/", 1)[0]
+
+
+class CsvTable:
+    """An append-only CSV with a fixed header; every write is flushed."""
+
+    def __init__(self, path: Path, columns: list[str]) -> None:
+        self.path = path
+        self.rows = 0
+        self._file: IO[str] = open(path, "w", newline="")
+        self._writer = csv.DictWriter(self._file, fieldnames=columns, extrasaction="ignore")
+        self._writer.writeheader()
+        self._file.flush()
+
+    def write(self, row: dict) -> None:
+        self._writer.writerow(row)
+        self.rows += 1
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class MetricsCollector(threading.Thread):
+    def __init__(self, bootstrap: str, topic: str, run_dir: Path, run_id: str, policy: str,
+                 warmup_until_ms: int) -> None:
+        super().__init__(name="metrics-collector", daemon=True)
+        self.labels = {"run": run_id, "policy": policy}
+        self.warmup_until_ms = warmup_until_ms
+        self.tables = {
+            "firing": CsvTable(run_dir / "latency.csv", LATENCY_COLUMNS),
+            "marker": CsvTable(run_dir / "markers.csv", MARKER_COLUMNS),
+            "watermark": CsvTable(run_dir / "watermarks.csv", WATERMARK_COLUMNS),
+        }
+        self.last_swm_latency_ms: float | None = None
+        self._stopping = threading.Event()
+        self._consumer = Consumer({
+            "bootstrap.servers": bootstrap, "group.id": f"klinkctl-{topic}", "auto.offset.reset": "earliest",
+            "enable.auto.commit": False, "logger": QUIET_CLIENT_LOGGER,
+        })
+        self._consumer.subscribe([topic])
+
+    @property
+    def firings(self) -> int:
+        return self.tables["firing"].rows
+
+    def run(self) -> None:
+        idle_polls = 0
+        # After stop(): drain until the topic has been quiet for ~1 s, so late rows are not lost.
+        while not self._stopping.is_set() or idle_polls < 4:
+            messages = self._consumer.consume(num_messages=500, timeout=0.25)
+            idle_polls = 0 if messages else idle_polls + 1
+            for message in messages:
+                if not message.error():
+                    self._record(json.loads(message.value()))
+            for table in self.tables.values():
+                table.flush()
+        self._consumer.close()
+        for table in self.tables.values():
+            table.close()
+
+    def _record(self, row: dict) -> None:
+        kind = row.pop("type")
+        if kind == "firing":
+            row["warmup"] = row["window_end"] < self.warmup_until_ms
+            self.last_swm_latency_ms = row["swm_latency_ms"]
+        elif kind == "marker":
+            row["warmup"] = row["created_at"] < self.warmup_until_ms
+        if kind in self.tables:
+            self.tables[kind].write({**self.labels, **row})
+
+    def stop(self, timeout_s: float = 15) -> None:
+        self._stopping.set()
+        self.join(timeout_s)
+
+
+class ResourceSampler(threading.Thread):
+    def __init__(self, spec: StackSpec, job_id: str, processes: dict[str, int], run_dir: Path, run_id: str,
+                 policy: str, interval_s: float = 1.0) -> None:
+        super().__init__(name="resource-sampler", daemon=True)
+        self.spec, self.job_id, self.interval_s = spec, job_id, interval_s
+        self.labels = {"run": run_id, "policy": policy}
+        self.processes = {name: psutil.Process(pid) for name, pid in processes.items() if psutil.pid_exists(pid)}
+        for process in self.processes.values():
+            process.cpu_percent(None)  # the first call only starts the measurement
+        self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
+        self.resources = CsvTable(run_dir / "resources.csv", RESOURCE_COLUMNS)
+        self._last_counts: dict[str, tuple[int, float, float]] = {}
+        self._stopping = threading.Event()
+
+    def add_process(self, name: str, pid: int) -> None:
+        process = psutil.Process(pid)
+        process.cpu_percent(None)
+        self.processes[name] = process
+
+    def run(self) -> None:
+        while not self._stopping.wait(self.interval_s):
+            now = int(time.time() * 1000)
+            self._sample_processes(now)
+            self._sample_flink(now)
+        self.throughput.close()
+        self.resources.close()
+
+    def _sample_processes(self, now: int) -> None:
+        for name, process in list(self.processes.items()):
+            try:
+                with process.oneshot():
+                    cpu, rss = process.cpu_percent(None), process.memory_info().rss
+            except psutil.NoSuchProcess:
+                continue
+            self.resources.write({**self.labels, "time": now, "component": name, "pid": process.pid,
+                                  "cpu_percent": cpu, "rss_bytes": rss})
+        self.resources.flush()
+
+    def _sample_flink(self, now: int) -> None:
+        """Records in/out per second of each job vertex (task), from the difference of Flink's counters
+        between samples (the ...PerSecond meters average over a minute, too slow for short runs)."""
+        try:
+            vertices = flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]
+            for vertex in vertices:
+                metrics = flink.rest_get(
+                    self.spec, f"/jobs/{self.job_id}/vertices/{vertex['id']}/subtasks/metrics"
+                               "?get=numRecordsIn,numRecordsOut&agg=sum")
+                counts = {m["id"]: m.get("sum") for m in metrics}
+                if "numRecordsIn" in counts and "numRecordsOut" in counts:
+                    self._write_rate(now, vertex["name"], counts["numRecordsIn"], counts["numRecordsOut"])
+        except (urllib.error.URLError, OSError, KeyError, ValueError):
+            return  # the job may be ending; a missing sample is not worth failing the run for
+        self.throughput.flush()
+
+    def _write_rate(self, now: int, vertex: str, records_in: float, records_out: float) -> None:
+        previous = self._last_counts.get(vertex)
+        self._last_counts[vertex] = (now, records_in, records_out)
+        if previous is None or now <= previous[0]:
+            return
+        seconds = (now - previous[0]) / 1000
+        self.throughput.write({
+            **self.labels, "time": now, "job_vertex": vertex, "query": query_of(vertex),
+            "records_in_per_s": (records_in - previous[1]) / seconds,
+            "records_out_per_s": (records_out - previous[2]) / seconds})
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(10)
