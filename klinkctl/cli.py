@@ -215,3 +215,8 @@ def _print_summary(summary: dict) -> None:
     for flag in summary["flags"]:
         click.echo(f"FLAG: {flag}")
     click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))
+
+
+from klinkctl.results.compare_cli import compare  # noqa: E402  (registered last: the command is self-contained)
+
+main.add_command(compare)

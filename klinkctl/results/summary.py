@@ -28,12 +28,12 @@ def _measured(frame: pd.DataFrame, column: str) -> list[float]:
 
 
 def flink_source_rate(throughput: pd.DataFrame, warmup_until_ms: int) -> float | None:
-    """Mean over the measured seconds of the records/s leaving the source tasks of all queries."""
+    """Mean over the measured seconds of the records/s the source tasks of all queries read."""
     if throughput.empty:
         return None
     sources = throughput[throughput["job_vertex"].str.contains("/source", regex=False)
                          & (throughput["time"] >= warmup_until_ms)]
-    per_second = sources.groupby("time")["records_out_per_s"].sum()
+    per_second = sources.groupby("time")["records_in_per_s"].sum()
     return float(per_second.mean()) if len(per_second) else None
 
 
