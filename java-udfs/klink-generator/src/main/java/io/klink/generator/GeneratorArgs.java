@@ -31,6 +31,9 @@ public final class GeneratorArgs {
             "  --summary-file PATH       summary JSON at the end (default: printed to stdout)",
             "  --start-at-ms MS          epoch ms of event 0 (default: now); the generator waits for it",
             "  --max-rate                ignore the schedule and delays: send as fast as possible for the duration",
+            "  --warmup D                before the start, send back to back into the warm-up topic for D to compile",
+            "                            the producer path, then delete that topic; 0 = off (default 3s)",
+            "  --warmup-topic NAME       warm-up topic (default klink-generator-warmup; must not be a run topic)",
             "  --compression C           producer compression: none, lz4, gzip (default lz4)",
             "  --linger-ms N             producer linger.ms (default 5)",
             "  --batch-size N            producer batch.size in bytes (default 262144)",
@@ -42,7 +45,7 @@ public final class GeneratorArgs {
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
-            "--start-at-ms", "--compression", "--linger-ms", "--batch-size");
+            "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -61,6 +64,8 @@ public final class GeneratorArgs {
     public boolean maxRate;
     public boolean printCampaigns;
     public boolean help;
+    public long warmupMs = 3000;
+    public String warmupTopic = "klink-generator-warmup";
     public String compression = "lz4";
     public int lingerMs = 5;
     public int batchSize = 262_144;
@@ -115,6 +120,9 @@ public final class GeneratorArgs {
         if (a.ratePerTopic < 0 && !a.maxRate) {
             throw new UsageException("--rate is required (or --max-rate)");
         }
+        if (a.topics.contains(a.warmupTopic)) {
+            throw new UsageException("--warmup-topic " + a.warmupTopic + " is also a run topic");
+        }
         return a;
     }
 
@@ -152,6 +160,19 @@ public final class GeneratorArgs {
             case "--stats-file" -> statsFile = Path.of(v);
             case "--summary-file" -> summaryFile = Path.of(v);
             case "--start-at-ms" -> startAtMs = parseLong(flag, v);
+            case "--warmup" -> {
+                try {
+                    warmupMs = Durations.parseMillis(v, "s");
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--warmup: " + e.getMessage());
+                }
+            }
+            case "--warmup-topic" -> {
+                if (!TOPIC.matcher(v).matches()) {
+                    throw new UsageException("--warmup-topic: '" + v + "' is not a Kafka topic name");
+                }
+                warmupTopic = v;
+            }
             case "--compression" -> {
                 if (!Set.of("none", "lz4", "gzip").contains(v)) {
                     throw new UsageException("--compression must be none, lz4 or gzip, got " + v);

@@ -1,9 +1,14 @@
 package io.klink.generator;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -13,19 +18,21 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Sends events with the Java producer: null key, JSON value, acks=1, batching by linger.ms/batch.size.
- * Failed sends are counted (the callback runs on the producer's I/O thread).
+ * Failed sends of the run are counted (the callback runs on the producer's I/O thread).
  */
 final class KafkaSink implements EventSink, Callback, AutoCloseable {
 
     /** How long send()/partitionsFor() may block (metadata, full buffer) before failing. */
     static final int MAX_BLOCK_MS = 10_000;
 
+    private final String bootstrap;
     private final KafkaProducer<byte[], byte[]> producer;
     private final String[] topics;
     private final AtomicLong errors = new AtomicLong();
     private volatile String firstError;
 
     KafkaSink(String bootstrap, List<String> topics, String compression, int lingerMs, int batchSize) {
+        this.bootstrap = bootstrap;
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "klink-generator");
@@ -46,7 +53,7 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
      * connection, and loads the lz4 codec (its native library is unpacked on first use, which would
      * otherwise stall the first send of the run by tens of ms).
      */
-    void warmUp(String compression) {
+    void connect(String compression) {
         if ("lz4".equals(compression)) {
             for (String factory : new String[]{"net.jpountz.lz4.LZ4Factory", "net.jpountz.xxhash.XXHashFactory"}) {
                 try {
@@ -64,6 +71,25 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
     @Override
     public void send(int topic, byte[] value, int length) {
         producer.send(new ProducerRecord<>(topics[topic], null, Arrays.copyOf(value, length)), this);
+    }
+
+    /** A sink into {@code topic} through the same producer (send errors there are not counted). */
+    EventSink sinkTo(String topic) {
+        return (t, value, length) -> producer.send(new ProducerRecord<>(topic, null, Arrays.copyOf(value, length)));
+    }
+
+    /** Best effort: deletes a topic (the warm-up topic) without waiting more than a few seconds. */
+    String deleteTopic(String topic) {
+        Map<String, Object> conf = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.CLIENT_ID_CONFIG, "klink-generator-admin",
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
+        try (Admin admin = Admin.create(conf)) {
+            admin.deleteTopics(List.of(topic)).all().get(5, TimeUnit.SECONDS);
+            return null;
+        } catch (Exception e) {
+            return e.toString();
+        }
     }
 
     @Override
@@ -87,6 +113,6 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
 
     @Override
     public void close() {
-        producer.close(java.time.Duration.ofSeconds(10));
+        producer.close(Duration.ofSeconds(10));
     }
 }

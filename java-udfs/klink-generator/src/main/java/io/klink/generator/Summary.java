@@ -51,6 +51,7 @@ final class Summary {
                 {"start_ms", Long.toString(startMs)},
                 {"record_key", Json.str("none")},
                 {"compression", Json.str(a.compression)},
+                {"warmup_s", Json.num(a.warmupMs / 1000.0)},
                 {"send_errors", Long.toString(sendErrors)},
                 {"first_send_error", Json.str(firstError)},
         };
