@@ -180,7 +180,7 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--seed", type=str, help="Seed of events, campaigns and window offsets. [42]")
 @click.option("--policy", type=str, help="Scheduling policy (default = plain Flink). [default]")
 @click.option("--watermark-bound", type=str, help="Bounded out-of-orderness B of the watermarks. [1s]")
-@click.option("--marker-interval", type=str, help="Blocking latency marker period per source. [200ms]")
+@click.option("--marker-interval", type=str, help="Blocking latency marker period per source; 0 = no markers. [200ms]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench

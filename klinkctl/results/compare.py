@@ -24,7 +24,7 @@ COLUMNS = [
     "ratio_mean", "ratio_ci_low", "ratio_ci_high", "significant", "mannwhitney_p",
     "status", "generator_events_per_s", "fell_behind",
 ]
-FORMATS = ("table", "csv", "json")
+from klinkctl.results.compare_cli import FORMATS
 INCOMPLETE = ("failed", "interrupted")
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from klinkctl.results.compare import FORMATS, compare_runs, render
+#: Output formats of `compare` (kept here so the CLI starts without importing pandas and SciPy).
+FORMATS = ("table", "csv", "json")
 
 
 def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -28,4 +29,6 @@ def compare(runs: tuple[Path, ...], fmt: str, confidence: float, seed: int) -> N
 
     RUNS are run directories (results/<run-id>/) or latency CSV files; the first is the reference.
     """
+    from klinkctl.results.compare import compare_runs, render
+
     click.echo(render(compare_runs(runs, confidence=confidence, seed=seed), fmt), nl=False)

@@ -29,7 +29,7 @@ class BenchConfig:
     seed: int = 42
     policy: str = "default"
     watermark_bound_ms: int = 1000  # bounded out-of-orderness B
-    marker_interval_ms: int = 200
+    marker_interval_ms: int = 200  # 0 = no blocking markers (to measure their overhead)
     watermark_interval_ms: int = 200
     campaigns: int = 100
     ads_per_campaign: int = 10
@@ -40,11 +40,11 @@ class BenchConfig:
         if self.policy not in POLICIES:
             raise KlinkError(f"unknown policy {self.policy!r}; valid: {', '.join(POLICIES)} "
                              "(the other policies arrive with the runtime scheduler)")
-        for name in ("queries", "rate", "duration_ms", "window_ms", "marker_interval_ms",
-                     "watermark_interval_ms", "campaigns", "ads_per_campaign"):
+        for name in ("queries", "rate", "duration_ms", "window_ms", "watermark_interval_ms", "campaigns",
+                     "ads_per_campaign"):
             if getattr(self, name) <= 0:
                 raise KlinkError(f"{_option(name)} must be greater than 0, got {getattr(self, name)}")
-        for name in ("warmup_ms", "watermark_bound_ms"):
+        for name in ("warmup_ms", "watermark_bound_ms", "marker_interval_ms"):
             if getattr(self, name) < 0:
                 raise KlinkError(f"{_option(name)} must not be negative, got {getattr(self, name)}")
         if self.warmup_ms >= self.duration_ms:

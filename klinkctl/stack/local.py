@@ -90,21 +90,21 @@ class LocalBackend(StackBackend):
             self._save(spec, started)  # recorded at once, so `down` finds it even if `up` dies now
             return component
 
-        progress("starting Kafka broker")
-        broker = launch(kafka.start(spec, jars.kafka_libs))
-        _wait(spec, "kafka", lambda: kafka.is_ready(spec), [broker], KAFKA_READY_TIMEOUT_S, progress,
-              "waiting for Kafka to answer metadata")
-
+        # Kafka, the JobManager and the TaskManagers do not need each other to start (TaskManagers retry
+        # registering until the JobManager answers), so all start at once and are then awaited in turn.
         flink.write_conf_dir(spec, jars)
         flink.write_lib_dir(spec, jars)
-        progress("starting Flink JobManager")
+        progress("starting Kafka broker, Flink JobManager and TaskManager(s)")
+        broker = launch(kafka.start(spec, jars.kafka_libs))
         jobmanager = launch(flink.start_jobmanager(spec))
-        _wait(spec, "jobmanager", lambda: flink.registered_taskmanagers(spec) is not None, [jobmanager],
-              FLINK_READY_TIMEOUT_S, progress, "waiting for the Flink REST API")
-
         taskmanagers = [launch(flink.start_taskmanager(spec, i)) for i in range(1, spec.taskmanagers + 1)]
+        everything = [broker, jobmanager, *taskmanagers]
+        _wait(spec, "kafka", lambda: kafka.is_ready(spec), everything, KAFKA_READY_TIMEOUT_S, progress,
+              "waiting for Kafka to answer metadata")
+        _wait(spec, "jobmanager", lambda: flink.registered_taskmanagers(spec) is not None, everything,
+              FLINK_READY_TIMEOUT_S, progress, "waiting for the Flink REST API")
         _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers,
-              [jobmanager, *taskmanagers], FLINK_READY_TIMEOUT_S, progress,
+              everything, FLINK_READY_TIMEOUT_S, progress,
               f"waiting for {spec.taskmanagers} TaskManager(s) to register")
 
     # --- down --------------------------------------------------------------------------------

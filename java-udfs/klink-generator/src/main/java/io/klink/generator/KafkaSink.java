@@ -1,7 +1,6 @@
 package io.klink.generator;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -69,13 +68,13 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
     }
 
     @Override
-    public void send(int topic, byte[] value, int length) {
-        producer.send(new ProducerRecord<>(topics[topic], null, Arrays.copyOf(value, length)), this);
+    public void send(int topic, byte[] value) {
+        producer.send(new ProducerRecord<>(topics[topic], null, value), this);
     }
 
     /** A sink into {@code topic} through the same producer (send errors there are not counted). */
     EventSink sinkTo(String topic) {
-        return (t, value, length) -> producer.send(new ProducerRecord<>(topic, null, Arrays.copyOf(value, length)));
+        return (t, value) -> producer.send(new ProducerRecord<>(topic, null, value));
     }
 
     /** Best effort: deletes a topic (the warm-up topic) without waiting more than a few seconds. */

@@ -133,9 +133,18 @@ public final class Main {
      */
     private static void warmUp(GeneratorArgs a, YsbCatalog catalog, KafkaSink sink) {
         Generator.warmUp(catalog, a.delay, CPU_WARM_UP_MS, false, Generator.discardingSink());
-        if (a.warmupMs > 0) {
+        long warmupMs = a.warmupMs;
+        if (a.startAtMs != null) { // never let the warm-up delay a fixed start: keep 1.5 s for flush + delete
+            long room = a.startAtMs - System.currentTimeMillis() - 1500;
+            if (room < warmupMs) {
+                warmupMs = Math.max(0, room);
+                System.err.println("klink-generator: warm-up shortened to " + warmupMs
+                        + " ms to keep --start-at-ms (start later to warm up fully)");
+            }
+        }
+        if (warmupMs > 0) {
             long t = System.nanoTime();
-            long n = Generator.warmUp(catalog, a.delay, a.warmupMs, true, sink.sinkTo(a.warmupTopic));
+            long n = Generator.warmUp(catalog, a.delay, warmupMs, true, sink.sinkTo(a.warmupTopic));
             sink.flush();
             String error = sink.deleteTopic(a.warmupTopic);
             System.err.printf("klink-generator: warm-up: %d events into %s in %.1f s%s%n", n, a.warmupTopic,

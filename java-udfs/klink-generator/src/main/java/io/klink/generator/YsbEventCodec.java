@@ -6,8 +6,9 @@ import java.util.SplittableRandom;
 /**
  * Draws the random fields of one YSB event into a packed long and renders events as JSON:
  * {@code {"user_id":"..","page_id":"..","ad_id":"..","ad_type":"banner","event_type":"view",
- * "event_time":1700000000123,"ip":"1.2.3.4"}}. Rendering copies precomputed bytes into one reused
- * buffer: no String.format, no UUID.toString, no per-event strings.
+ * "event_time":1700000000123,"ip":"1.2.3.4"}}. Rendering is six array copies of precomputed
+ * fragments into one exact-size array: no String.format, no UUID.toString, no per-event strings; the
+ * digits of the event time are rendered once per millisecond.
  *
  * <p>Packed layout (low to high bits): ad index 32, user index 8, page index 8, ad type 4,
  * event type 4. The ip is the constant {@code 1.2.3.4}, as in the original YSB generator.
@@ -18,26 +19,39 @@ public final class YsbEventCodec {
     public static final String[] EVENT_TYPES = {"view", "click", "purchase"};
     public static final String IP = "1.2.3.4";
 
-    private static final byte[] F_USER = ascii("{\"user_id\":\"");
-    private static final byte[] F_PAGE = ascii("\",\"page_id\":\"");
-    private static final byte[] F_AD = ascii("\",\"ad_id\":\"");
-    private static final byte[] F_AD_TYPE = ascii("\",\"ad_type\":\"");
-    private static final byte[] F_EVENT_TYPE = ascii("\",\"event_type\":\"");
-    private static final byte[] F_EVENT_TIME = ascii("\",\"event_time\":");
-    private static final byte[] F_END = ascii(",\"ip\":\"" + IP + "\"}");
-    private static final byte[][] AD_TYPE_BYTES = asciiAll(AD_TYPES);
-    private static final byte[][] EVENT_TYPE_BYTES = asciiAll(EVENT_TYPES);
+    private static final byte[] END = ascii(",\"ip\":\"" + IP + "\"}");
 
-    private final YsbCatalog catalog;
     private final int adCount;
-    private final byte[] buffer;
+    /** {"user_id":"<user>","page_id":" */
+    private final byte[][] userPart;
+    /** <page>","ad_id":" */
+    private final byte[][] pagePart;
+    /** <ad> */
+    private final byte[][] adPart;
+    /** ","ad_type":"<type>","event_type":"<type>","event_time": ; index adType * 4 + eventType */
+    private final byte[][] typesPart;
+    private long cachedTimeMs = Long.MIN_VALUE;
+    private final byte[] cachedTime = new byte[20];
+    private int cachedTimeLength;
 
     public YsbEventCodec(YsbCatalog catalog) {
-        this.catalog = catalog;
         this.adCount = catalog.adCount();
-        // ids are 36 chars; longest ad/event type 16; a long has at most 20 chars.
-        this.buffer = new byte[F_USER.length + F_PAGE.length + F_AD.length + F_AD_TYPE.length
-                + F_EVENT_TYPE.length + F_EVENT_TIME.length + F_END.length + 3 * 36 + 16 + 16 + 20];
+        this.userPart = new byte[YsbCatalog.USER_POOL][];
+        for (int u = 0; u < userPart.length; u++) {
+            userPart[u] = ascii("{\"user_id\":\"" + catalog.userId(u) + "\",\"page_id\":\"");
+        }
+        this.pagePart = new byte[YsbCatalog.PAGE_POOL][];
+        for (int p = 0; p < pagePart.length; p++) {
+            pagePart[p] = ascii(catalog.pageId(p) + "\",\"ad_id\":\"");
+        }
+        this.adPart = catalog.adIdBytes;
+        this.typesPart = new byte[AD_TYPES.length * 4][];
+        for (int a = 0; a < AD_TYPES.length; a++) {
+            for (int e = 0; e < EVENT_TYPES.length; e++) {
+                typesPart[a * 4 + e] = ascii("\",\"ad_type\":\"" + AD_TYPES[a] + "\",\"event_type\":\""
+                        + EVENT_TYPES[e] + "\",\"event_time\":");
+            }
+        }
     }
 
     /** Draws one event's fields from the topic's stream. Exactly five draws per event. */
@@ -70,33 +84,29 @@ public final class YsbEventCodec {
         return (int) ((packed >>> 52) & 0xF);
     }
 
-    /** Renders into {@link #buffer()} and returns the number of bytes written. */
-    public int encode(long packed, long eventTimeMs) {
-        byte[] b = buffer;
-        int p = put(b, 0, F_USER);
-        p = put(b, p, catalog.userIdBytes[userIndex(packed)]);
-        p = put(b, p, F_PAGE);
-        p = put(b, p, catalog.pageIdBytes[pageIndex(packed)]);
-        p = put(b, p, F_AD);
-        p = put(b, p, catalog.adIdBytes[adIndex(packed)]);
-        p = put(b, p, F_AD_TYPE);
-        p = put(b, p, AD_TYPE_BYTES[adTypeIndex(packed)]);
-        p = put(b, p, F_EVENT_TYPE);
-        p = put(b, p, EVENT_TYPE_BYTES[eventTypeIndex(packed)]);
-        p = put(b, p, F_EVENT_TIME);
-        p = putLong(b, p, eventTimeMs);
-        return put(b, p, F_END);
+    /** Renders one event into a new array of exactly its length (the caller owns it). */
+    public byte[] encode(long packed, long eventTimeMs) {
+        if (eventTimeMs != cachedTimeMs) {
+            cachedTimeLength = putLong(cachedTime, 0, eventTimeMs);
+            cachedTimeMs = eventTimeMs;
+        }
+        byte[] user = userPart[userIndex(packed)];
+        byte[] page = pagePart[pageIndex(packed)];
+        byte[] ad = adPart[adIndex(packed)];
+        byte[] types = typesPart[adTypeIndex(packed) * 4 + eventTypeIndex(packed)];
+        byte[] out = new byte[user.length + page.length + ad.length + types.length + cachedTimeLength + END.length];
+        int p = put(out, 0, user);
+        p = put(out, p, page);
+        p = put(out, p, ad);
+        p = put(out, p, types);
+        System.arraycopy(cachedTime, 0, out, p, cachedTimeLength);
+        put(out, p + cachedTimeLength, END);
+        return out;
     }
 
-    /** The reused output buffer; valid up to the length returned by the last {@link #encode}. */
-    public byte[] buffer() {
-        return buffer;
-    }
-
-    /** Convenience for tests and debugging (allocates). */
+    /** Convenience for tests and debugging. */
     public String toJson(long packed, long eventTimeMs) {
-        int len = encode(packed, eventTimeMs);
-        return new String(buffer, 0, len, StandardCharsets.US_ASCII);
+        return new String(encode(packed, eventTimeMs), StandardCharsets.US_ASCII);
     }
 
     private static int put(byte[] dst, int pos, byte[] src) {
@@ -127,13 +137,5 @@ public final class YsbEventCodec {
 
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static byte[][] asciiAll(String[] values) {
-        byte[][] out = new byte[values.length][];
-        for (int i = 0; i < values.length; i++) {
-            out[i] = ascii(values[i]);
-        }
-        return out;
     }
 }

@@ -21,8 +21,8 @@ final class CapturingSink implements EventSink {
     }
 
     @Override
-    public void send(int topic, byte[] value, int length) {
-        sent.add(new Sent(topic, new String(value, 0, length, StandardCharsets.US_ASCII), clock.now));
+    public void send(int topic, byte[] value) {
+        sent.add(new Sent(topic, new String(value, StandardCharsets.US_ASCII), clock.now));
         afterSend.accept(sent.size() - 1);
     }
 

@@ -51,6 +51,20 @@ class GeneratorArgsTest {
     }
 
     @Test
+    void warmUpFlagsAndFractionalDurations() throws Exception {
+        GeneratorArgs a = GeneratorArgs.parse("--bootstrap", "b:1", "--topics", "t", "--duration", "30.0s",
+                "--rate", "5", "--warmup", "0", "--warmup-topic", "wu");
+        assertEquals(30_000, a.durationMs);
+        assertEquals(0, a.warmupMs);
+        assertEquals("wu", a.warmupTopic);
+        assertEquals(3000, GeneratorArgs.parse("--bootstrap", "b:1", "--topics", "t", "--duration", "1",
+                "--rate", "5").warmupMs, "default warm-up 3 s");
+        UsageException e = assertThrows(UsageException.class, () -> GeneratorArgs.parse("--bootstrap", "b:1",
+                "--topics", "t,wu", "--duration", "1", "--rate", "5", "--warmup-topic", "wu"));
+        assertTrue(e.getMessage().contains("also a run topic"), e.getMessage());
+    }
+
+    @Test
     void printCampaignsNeedsNoKafkaFlags() throws Exception {
         GeneratorArgs a = GeneratorArgs.parse("--print-campaigns", "--seed", "3", "--campaigns", "2");
         assertTrue(a.printCampaigns);
