@@ -1,0 +1,393 @@
+package io.klink.scheduler.policy;
+
+import io.klink.scheduler.SchedulerState;
+import io.klink.scheduler.SchedulingPolicy;
+import io.klink.scheduler.TaskSnapshot;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code klink} and {@code klink-nomm}: least expected slack first (paper §3.1-3.3, Eq. 1-10,
+ * Alg. 1; thesis Alg. 1-3), with memory management (§3.4) unless constructed without it.
+ *
+ * <h2>Each cycle</h2>
+ * <ol>
+ *   <li><b>Observe</b> (thesis Alg. 2). For every windowed query j and each stream u its windows wait
+ *       for (u = j, or each join input), a tracker keeps an {@link KlinkEstimator}:
+ *       <ul>
+ *         <li>delay sample: now − (watermark ingested by u), added once per cycle when u's most
+ *             upstream tasks ran during the last cycle or have no backlog — a paused source's frozen
+ *             watermark would otherwise read as network delay;</li>
+ *         <li>SWM ingestion: the first cycle in which u's ingested watermark reaches j's pending
+ *             deadline D. When the crossing happened between two observed cycles its time is
+ *             interpolated linearly between them ({@link #crossingTime}); otherwise (D was already
+ *             passed when it became pending) it is known only as "≤ now" and not recorded;</li>
+ *         <li>epoch boundary: j's next deadline changes (the window fired). The estimator's epoch is
+ *             closed and a prediction for the new deadline is made and kept. When the SWM of that
+ *             deadline is seen, an {@link EstimatorRecord} is queued for Klink and for the LR
+ *             baseline ({@link #drainEstimatorRecords}).</li>
+ *       </ul></li>
+ *   <li><b>Slack</b> of each pair (u, j), with cost = time to drain every queue on u's and j's
+ *       pipeline ({@link KlinkMath#drainCostNs}):
+ *       <ul>
+ *         <li>SWM already ingested at time w ≤ now: Eq. 1, (w − now) − cost;</li>
+ *         <li>now past t_max (SWM overdue): Eq. 1 with w = now, i.e. −cost (Alg. 1 would return 0
+ *             here, ranking an overdue window behind every query with negative slack);</li>
+ *         <li>otherwise Eq. 8 over [max(now, t_min), t_max] in slices of r.</li>
+ *       </ul>
+ *       A join's slack is the minimum over its inputs (§3.3); its tasks go first, then its inputs'
+ *       tasks in increasing slack (the lagging input first). A query without a pending deadline has
+ *       slack +∞.</li>
+ *   <li><b>Order</b> queries by slack, ties by oldest queued record, then by id (Alg. 1 returns the
+ *       argmin; we rank all queries to fill C slots. Alg. 1 starts from min_sl = 0, which would select
+ *       nothing when every slack is positive; we take the least slack regardless of sign). Each
+ *       query's runnable tasks are taken downstream first; slots left go to idle tasks of the
+ *       same queries.</li>
+ * </ol>
+ *
+ * <h2>Memory management (§3.4)</h2>
+ * When memory used ≥ b the policy enters memory mode: queries are ranked by the events processing
+ * them would remove, p = max_k min(sz_k, events processable in r) · (1 − Π_{i≤k} S_i) over the prefixes
+ * of each pipeline's non-source stages ({@link KlinkMath#memoryRelief}), ties by least slack, and only
+ * the tasks of the best prefix run; remaining slots follow slack order without source tasks (no new
+ * ingestion while memory is short). Memory mode ends when memory &lt; b, or after K consecutive cycles
+ * ({@code mmcycles}); in the latter case slack ordering runs for K cycles before memory mode may start
+ * again, so under persistent pressure at most half the cycles are memory cycles.
+ *
+ * <h2>Starvation</h2>
+ * Aging with X = {@code age} (default 50 cycles, ≈ 6 s at r = 120 ms): a task that was runnable but
+ * not chosen for X cycles is forced in ahead of every slack decision; a task that stays runnable runs
+ * within X + ⌈n/C⌉ cycles (n tasks, C slots). X = 0 turns this off (the paper has no such bound).
+ */
+public final class KlinkPolicy implements SchedulingPolicy {
+
+    /** Estimator records kept until drained; older ones are dropped first. */
+    public static final int MAX_RECORDS = 10_000;
+
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final PolicyConfig config;
+    private final boolean memoryManagement;
+    private final Aging aging;
+    private final Map<String, Tracker> trackers = new TreeMap<>();
+    private final ArrayDeque<EstimatorRecord> records = new ArrayDeque<>();
+    private Set<String> lastChosen;
+    private long prevNow = NONE;
+    private boolean memoryMode;
+    private int memoryModeCycles;
+    private int cooldown;
+    private Map<String, Double> lastSlacks = Map.of();
+
+    /** Per (input stream, windowed query) estimation state. */
+    private static final class Tracker {
+        final String input;
+        final String query;
+        final KlinkEstimator klink;
+        final LinearRegressionEstimator lr;
+        long pending = TaskSnapshot.NO_DEADLINE;
+        SwmInterval klinkPrediction;
+        SwmInterval lrPrediction;
+        long ingestedAt = NONE;
+        long lastWm = TaskSnapshot.NO_WATERMARK;
+
+        Tracker(String input, String query, PolicyConfig c) {
+            this.input = input;
+            this.query = query;
+            this.klink = new KlinkEstimator(c.history(), c.confidence(), c.cycleMs());
+            this.lr = new LinearRegressionEstimator(c.history(), c.confidence());
+        }
+    }
+
+    public KlinkPolicy(PolicyConfig config, boolean memoryManagement) {
+        this.config = config;
+        this.memoryManagement = memoryManagement;
+        this.aging = new Aging(config.agingCycles());
+    }
+
+    @Override
+    public String name() {
+        return memoryManagement ? "klink" : "klink-nomm";
+    }
+
+    /** True while the last cycle was decided by memory management. */
+    public boolean inMemoryMode() {
+        return memoryMode;
+    }
+
+    /** Slack (ms) per scheduling unit computed in the last cycle (for per-cycle result rows). */
+    public Map<String, Double> lastSlacks() {
+        return lastSlacks;
+    }
+
+    /**
+     * The estimator of the SWMs that stream {@code inputQuery} delivers to {@code windowQuery}'s
+     * windows (equal ids for a plain query), or null if that pair has not been observed yet. Its
+     * {@link KlinkEstimator#predict} gives the interval for any next deadline.
+     */
+    public KlinkEstimator estimator(String inputQuery, String windowQuery) {
+        Tracker t = trackers.get(key(inputQuery, windowQuery));
+        return t == null ? null : t.klink;
+    }
+
+    /** Returns and forgets the estimator records collected so far, oldest first. */
+    public List<EstimatorRecord> drainEstimatorRecords() {
+        List<EstimatorRecord> out = new ArrayList<>(records);
+        records.clear();
+        return out;
+    }
+
+    @Override
+    public List<String> choose(SchedulerState state, int maxRunning) {
+        Selection sel = new Selection(maxRunning);
+        Topology topo = Topology.of(state);
+        observe(state, topo);
+        updateMemoryMode(state.memoryUsedFraction());
+
+        Map<String, Double> slack = new TreeMap<>();
+        Map<String, List<String>> inputOrder = new TreeMap<>();
+        for (String unit : topo.units()) {
+            Map<String, Double> perInput = new TreeMap<>();
+            for (String u : topo.swmInputs(unit)) {
+                perInput.put(u, inputSlack(state, topo, u, unit));
+            }
+            List<String> ins = new ArrayList<>(perInput.keySet());
+            ins.sort(Comparator.<String>comparingDouble(perInput::get).thenComparing(Comparator.naturalOrder()));
+            inputOrder.put(unit, ins);
+            slack.put(unit, KlinkMath.joinSlack(perInput.values().stream().mapToDouble(Double::doubleValue).toArray()));
+        }
+        List<String> order = new ArrayList<>(topo.units());
+        order.sort(Comparator.<String>comparingDouble(slack::get)
+                .thenComparingLong(q -> arrivalKey(topo.oldestArrival(q)))
+                .thenComparing(Comparator.naturalOrder()));
+
+        aging.overdue(state).forEach(sel::add);
+        List<String> taskOrder = new ArrayList<>();
+        for (String unit : order) {
+            taskOrder.addAll(topo.unitTasks(unit, inputOrder.get(unit)));
+        }
+        if (memoryMode) {
+            List<String> reliefTasks = reliefTasks(state, topo, slack);
+            sel.addRunnable(state, reliefTasks);
+            List<String> nonSource = new ArrayList<>();
+            for (String id : taskOrder) {
+                if (!state.tasks().get(id).isSource()) {
+                    nonSource.add(id);
+                }
+            }
+            sel.addRunnable(state, nonSource);
+            sel.fillIdle(nonSource);
+        } else {
+            sel.addRunnable(state, taskOrder);
+            sel.fillIdle(taskOrder);
+        }
+
+        List<String> chosen = sel.toList();
+        aging.update(state, chosen);
+        lastChosen = new HashSet<>(chosen);
+        prevNow = state.nowMs();
+        lastSlacks = Collections.unmodifiableMap(slack);
+        return chosen;
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    private static String key(String input, String query) {
+        return input + "->" + query;
+    }
+
+    private void observe(SchedulerState state, Topology topo) {
+        long now = state.nowMs();
+        Set<String> live = new HashSet<>();
+        for (String unit : topo.units()) {
+            if (!topo.hasWindow(unit)) {
+                continue;
+            }
+            for (String u : topo.swmInputs(unit)) {
+                String k = key(u, unit);
+                live.add(k);
+                Tracker tr = trackers.computeIfAbsent(k, x -> new Tracker(u, unit, config));
+                long wm = topo.ingestWatermark(u);
+                boolean known = wm != TaskSnapshot.NO_WATERMARK;
+                if (known && ingestionRan(state, topo, u)) {
+                    tr.klink.addDelay(now - wm); // Alg. 2 ProcessEvent
+                }
+                if (tr.pending != TaskSnapshot.NO_DEADLINE && tr.ingestedAt == NONE && known && wm >= tr.pending) {
+                    // pending was set in an earlier cycle, whose watermark is lastWm
+                    boolean crossingSeen = tr.lastWm != TaskSnapshot.NO_WATERMARK
+                            && tr.lastWm < tr.pending && prevNow != NONE;
+                    if (crossingSeen) {
+                        long t = crossingTime(prevNow, tr.lastWm, now, wm, tr.pending);
+                        tr.ingestedAt = t;
+                        addRecord(new EstimatorRecord("klink", unit, u, tr.pending, tr.klinkPrediction, t));
+                        addRecord(new EstimatorRecord("lr", unit, u, tr.pending, tr.lrPrediction, t));
+                        tr.lr.recordSwm(t);
+                    } else {
+                        tr.ingestedAt = now;
+                    }
+                }
+                long d = topo.deadline(unit);
+                if (tr.pending != TaskSnapshot.NO_DEADLINE && d != tr.pending) {
+                    tr.klink.closeEpoch(); // Alg. 2 NextEpoch: the window fired
+                    tr.pending = TaskSnapshot.NO_DEADLINE;
+                }
+                if (tr.pending == TaskSnapshot.NO_DEADLINE && d != TaskSnapshot.NO_DEADLINE) {
+                    tr.pending = d;
+                    tr.ingestedAt = known && wm >= d ? now : NONE;
+                    tr.klinkPrediction = tr.klink.predict(d);
+                    tr.lrPrediction = tr.lr.predict(d);
+                }
+                tr.lastWm = wm;
+            }
+        }
+        trackers.keySet().retainAll(live);
+    }
+
+    /**
+     * When the ingested watermark reached the deadline, between two observations: linear
+     * interpolation of the watermark between (prevNow, lastWm) and (now, wm) — the same reading of
+     * "watermark trails the wall clock by the delay" that the delay samples use.
+     */
+    static long crossingTime(long prevNow, long lastWm, long now, long wm, long deadline) {
+        if (wm <= lastWm || now <= prevNow) {
+            return now;
+        }
+        double frac = (double) (deadline - lastWm) / (double) (wm - lastWm);
+        return prevNow + Math.round(Math.min(1.0, Math.max(0.0, frac)) * (now - prevNow));
+    }
+
+    /** u's ingesting tasks ran during the last cycle, or have nothing to ingest. */
+    private boolean ingestionRan(SchedulerState state, Topology topo, String u) {
+        if (lastChosen == null) {
+            return true;
+        }
+        for (String id : topo.ingestTaskIds(u)) {
+            if (!lastChosen.contains(id) && state.runnable(id)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void addRecord(EstimatorRecord r) {
+        if (r.predicted() == null) {
+            return;
+        }
+        if (records.size() >= MAX_RECORDS) {
+            records.removeFirst();
+        }
+        records.addLast(r);
+    }
+
+    // ------------------------------------------------------------------ slack
+
+    private double inputSlack(SchedulerState state, Topology topo, String u, String unit) {
+        long d = topo.deadline(unit);
+        Tracker tr = trackers.get(key(u, unit));
+        if (d == TaskSnapshot.NO_DEADLINE || tr == null || tr.klinkPrediction == null) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double now = state.nowMs();
+        double cost = Topology.drainCostMs(topo.path(u, unit));
+        if (tr.ingestedAt != NONE) {
+            return KlinkMath.slack(tr.ingestedAt, now, cost);
+        }
+        SwmInterval iv = tr.klinkPrediction;
+        if (now > iv.tMaxMs()) {
+            return KlinkMath.slack(now, now, cost);
+        }
+        return KlinkMath.expectedSlack(now, iv.meanMs(), iv.sigmaMs(), iv.tMinMs(), iv.tMaxMs(),
+                state.cycleMs(), cost);
+    }
+
+    private static long arrivalKey(long arrival) {
+        return arrival == TaskSnapshot.UNKNOWN_ARRIVAL ? Long.MAX_VALUE : arrival;
+    }
+
+    // ------------------------------------------------------------------ memory management
+
+    private void updateMemoryMode(double memoryUsed) {
+        if (!memoryManagement) {
+            memoryMode = false;
+            return;
+        }
+        double b = config.memoryBound();
+        int k = config.memoryCycles();
+        if (memoryMode) {
+            if (memoryUsed < b) {
+                memoryMode = false;
+            } else if (memoryModeCycles >= k) {
+                memoryMode = false;
+                cooldown = k - 1; // this cycle plus K − 1 more order by slack
+            } else {
+                memoryModeCycles++;
+            }
+        } else if (cooldown > 0) {
+            cooldown--;
+        } else if (memoryUsed >= b) {
+            memoryMode = true;
+            memoryModeCycles = 1;
+        }
+    }
+
+    /** Tasks of the pipelines prefixes with the largest p (§3.4), best first, each downstream first. */
+    private List<String> reliefTasks(SchedulerState state, Topology topo, Map<String, Double> slack) {
+        record Relief(String unit, double p, List<String> tasks) {
+        }
+        List<Relief> reliefs = new ArrayList<>();
+        for (String unit : topo.units()) {
+            Relief best = null;
+            for (String u : topo.swmInputs(unit)) {
+                List<Topology.Stage> path = new ArrayList<>();
+                for (Topology.Stage s : topo.path(u, unit)) {
+                    if (!s.source()) {
+                        path.add(s);
+                    }
+                }
+                if (path.isEmpty()) {
+                    continue;
+                }
+                long[] queued = new long[path.size()];
+                double[] cost = new double[path.size()];
+                double[] sel = new double[path.size()];
+                for (int i = 0; i < path.size(); i++) {
+                    queued[i] = path.get(i).queued();
+                    cost[i] = path.get(i).costNs();
+                    sel[i] = path.get(i).selectivity();
+                }
+                double[] p = KlinkMath.memoryRelief(queued, cost, sel, state.cycleMs());
+                int kBest = 0;
+                for (int k = 1; k < p.length; k++) {
+                    if (p[k] > p[kBest]) {
+                        kBest = k;
+                    }
+                }
+                if (best == null || p[kBest] > best.p()) {
+                    List<String> tasks = new ArrayList<>();
+                    for (int i = kBest; i >= 0; i--) {
+                        tasks.addAll(path.get(i).taskIds());
+                    }
+                    best = new Relief(unit, p[kBest], tasks);
+                }
+            }
+            if (best != null && best.p() > 0.0) {
+                reliefs.add(best);
+            }
+        }
+        reliefs.sort(Comparator.comparingDouble(Relief::p).reversed()
+                .thenComparingDouble(r -> slack.get(r.unit()))
+                .thenComparing(Relief::unit));
+        List<String> out = new ArrayList<>();
+        for (Relief r : reliefs) {
+            out.addAll(r.tasks());
+        }
+        return out;
+    }
+}

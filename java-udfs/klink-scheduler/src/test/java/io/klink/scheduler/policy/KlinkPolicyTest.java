@@ -1,0 +1,255 @@
+package io.klink.scheduler.policy;
+
+import io.klink.scheduler.SchedulerState;
+import io.klink.scheduler.TaskInfo;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.klink.scheduler.policy.Fx.T0;
+import static io.klink.scheduler.policy.Fx.join;
+import static io.klink.scheduler.policy.Fx.op;
+import static io.klink.scheduler.policy.Fx.snap;
+import static io.klink.scheduler.policy.Fx.source;
+import static io.klink.scheduler.policy.Fx.window;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class KlinkPolicyTest {
+
+    private static final double Z95 = 1.959963985;
+
+    private static KlinkPolicy klink(long r, Map<String, String> extra) {
+        Map<String, String> p = new java.util.HashMap<>(Map.of("r", Long.toString(r), "age", "0"));
+        p.putAll(extra);
+        return (KlinkPolicy) Policies.create("klink", p);
+    }
+
+    /** A query: idle source (stage 0) whose watermark is {@code wm}, and a window task (stage 1). */
+    private static List<TaskInfo> query(String q) {
+        return List.of(source(q + "-src", q), window(q + "-win", q, 1));
+    }
+
+    private static List<TaskInfo> queries(String... qs) {
+        List<TaskInfo> all = new ArrayList<>();
+        for (String q : qs) {
+            all.addAll(query(q));
+        }
+        return all;
+    }
+
+    // ------------------------------------------------------------------ thesis Fig. 1.1
+
+    @Test
+    void fig11TighterSlackRunsFirst() {
+        // Thesis Fig. 1.1: W1 aggregates a 7 s window, W2 a 6 s window; every event costs 1 s.
+        // Cycle r = 1 s. Before any SWM was seen the estimator centres w on the deadline with σ = r.
+        //
+        // (a) t = 0, both queues hold 4 events (cost 4 s each): sl(W2) ≈ 6 + ½ − 4 < sl(W1) ≈ 7 + ½ − 4,
+        //     so the query whose deadline is closer runs: W2.
+        KlinkPolicy a = klink(1000, Map.of());
+        SchedulerState s0 = Fx.state(T0, 1000, 0.1, queries("W1", "W2"),
+                snap("W1-src").wm(T0), snap("W1-win").queued(4).cost(1e9).deadline(T0 + 7000).wm(T0),
+                snap("W2-src").wm(T0), snap("W2-win").queued(4).cost(1e9).deadline(T0 + 6000).wm(T0));
+        assertEquals(List.of("W2-win"), a.choose(s0, 1));
+        assertTrue(a.lastSlacks().get("W2") < a.lastSlacks().get("W1"));
+
+        // (b) t = 2 s: Klink has processed two of W2's events (2 left, cost 2 s) while W1 holds 5 (cost 5 s).
+        //     Despite W2's closer deadline, W1 now has the smaller slack (≈ 7 − 2 − 5 = 0 vs 6 − 2 − 2 = 2):
+        //     "the small difference in their deadlines combined with the longer queue of W1 leads Klink
+        //     to schedule ... W1".
+        KlinkPolicy b = klink(1000, Map.of());
+        SchedulerState s2 = Fx.state(T0 + 2000, 1000, 0.1, queries("W1", "W2"),
+                snap("W1-src").wm(T0 + 2000), snap("W1-win").queued(5).cost(1e9).deadline(T0 + 7000).wm(T0 + 2000),
+                snap("W2-src").wm(T0 + 2000), snap("W2-win").queued(2).cost(1e9).deadline(T0 + 6000).wm(T0 + 2000));
+        assertEquals(List.of("W1-win"), b.choose(s2, 1));
+        // W1's slack is exactly Eq. 8 with mean = deadline, σ = r, cost = 5 s (hand-checkable via KlinkMath)
+        double mean = T0 + 7000;
+        double expected = KlinkMath.expectedSlack(T0 + 2000, mean, 1000, mean - Z95 * 1000, mean + Z95 * 1000, 1000, 5000);
+        assertEquals(expected, b.lastSlacks().get("W1"), 1e-6);
+    }
+
+    // ------------------------------------------------------------------ joins
+
+    private static List<TaskInfo> joinTopology() {
+        List<TaskInfo> t = new ArrayList<>();
+        t.add(source("A-src", "A"));
+        t.add(op("A-map", "A", 1));
+        t.add(source("B-src", "B"));
+        t.add(op("B-map", "B", 1));
+        t.add(join("J-join", "J", 2, "A", "B"));
+        t.addAll(query("Q"));
+        return t;
+    }
+
+    private static SchedulerState joinState(long aQueued) {
+        // J joins A and B, deadline T0 + 5000; Q is an ordinary query with deadline T0 + 4000 and 1 s of work.
+        // Every record costs 1 ms. r = 100 ms.
+        return Fx.state(T0, 100, 0.1, joinTopology(),
+                snap("A-src").wm(T0 - 10), snap("A-map").queued(aQueued).cost(1e6),
+                snap("B-src").wm(T0 - 10), snap("B-map").queued(100).cost(1e6),
+                snap("J-join").deadline(T0 + 5000).wm(T0 - 10),
+                snap("Q-src").wm(T0 - 10), snap("Q-win").queued(1000).cost(1e6).deadline(T0 + 4000).wm(T0 - 10));
+    }
+
+    @Test
+    void joinWithALaggingInputTakesTheMinimumSlack() {
+        // A's input holds 3 s of work, B's 0.1 s: sl(A→J) ≈ 5 − 3 = 2 s, sl(B→J) ≈ 4.9 s, sl(Q) ≈ 4 − 1 = 3 s.
+        // J's slack is the minimum (A's), which beats Q: J runs, its lagging input A first.
+        KlinkPolicy k = klink(100, Map.of());
+        List<String> chosen = k.choose(joinState(3000), 2);
+        assertEquals(List.of("A-map", "B-map"), chosen);
+        double mean = T0 + 5000;
+        double slackA = KlinkMath.expectedSlack(T0, mean, 100, mean - Z95 * 100, mean + Z95 * 100, 100, 3000);
+        double slackB = KlinkMath.expectedSlack(T0, mean, 100, mean - Z95 * 100, mean + Z95 * 100, 100, 100);
+        assertEquals(KlinkMath.joinSlack(slackA, slackB), k.lastSlacks().get("J"), 1e-6);
+        assertEquals(slackA, k.lastSlacks().get("J"), 1e-6);
+        assertTrue(k.lastSlacks().get("J") < k.lastSlacks().get("Q"));
+        assertNotNull(k.estimator("A", "J"));
+        assertNotNull(k.estimator("B", "J"));
+
+        // Without A's backlog both inputs are loose (≈ 4.9 s) and Q (3 s) goes first.
+        KlinkPolicy k2 = klink(100, Map.of());
+        assertEquals("Q-win", k2.choose(joinState(100), 2).get(0));
+    }
+
+    // ------------------------------------------------------------------ overdue and ingested SWMs
+
+    @Test
+    void overdueAndAlreadyIngestedSwmsUseEq1() {
+        // X: deadline long past and its SWM not seen (now > t_max): slack = −cost = −200 ms.
+        // Y: SWM already ingested (source watermark ≥ deadline), 50 ms of work: slack = (w − now) − cost
+        //    with w = now (ingestion time unknown, first sighting) = −50 ms.
+        // Z: deadline 10 s ahead: positive slack.
+        KlinkPolicy k = klink(100, Map.of());
+        SchedulerState s = Fx.state(T0, 100, 0.1, queries("X", "Y", "Z"),
+                snap("X-src").wm(T0 - 20_000), snap("X-win").queued(200).cost(1e6).deadline(T0 - 5000).wm(T0 - 20_000),
+                snap("Y-src").wm(T0 + 10), snap("Y-win").queued(50).cost(1e6).deadline(T0).wm(T0 - 500),
+                snap("Z-src").wm(T0), snap("Z-win").queued(50).cost(1e6).deadline(T0 + 10_000).wm(T0));
+        assertEquals(List.of("X-win", "Y-win", "Z-win"), k.choose(s, 3));
+        assertEquals(-200.0, k.lastSlacks().get("X"), 1e-9);
+        assertEquals(-50.0, k.lastSlacks().get("Y"), 1e-9);
+        assertTrue(k.lastSlacks().get("Z") > 9000);
+    }
+
+    // ------------------------------------------------------------------ SWM detection and estimator records
+
+    private static SchedulerState lagging(long now, long deadline) {
+        // the ingested watermark trails the wall clock by exactly 300 ms
+        return Fx.state(now, 100, 0.1, query("q"),
+                snap("q-src").queued(1).wm(now - 300), snap("q-win").queued(1).cost(1000).deadline(deadline).wm(now - 400));
+    }
+
+    @Test
+    void learnsTheIngestionDelayAndRecordsPredictionAccuracy() {
+        KlinkPolicy k = klink(100, Map.of());
+        long d1 = T0 + 1000;
+        long now = T0;
+        for (; now <= d1 + 200; now += 100) {         // watermark below d1
+            k.choose(lagging(now, d1), 2);
+        }
+        assertTrue(k.drainEstimatorRecords().isEmpty());
+        k.choose(lagging(now, d1), 2);               // now = d1 + 300: watermark reaches d1
+        List<EstimatorRecord> recs = k.drainEstimatorRecords();
+        assertEquals(2, recs.size());
+        EstimatorRecord kr = recs.get(0);
+        assertEquals("klink", kr.estimator());
+        assertEquals(d1 + 300, kr.actualMs());       // interpolated crossing
+        assertEquals(d1, kr.predicted().meanMs(), 0.0); // cold start: centred on the deadline, σ = r
+        assertFalse(kr.inside());                    // 300 ms late > 1.96·100
+        assertEquals("lr", recs.get(1).estimator());
+
+        // the window fires: next deadline d2 = d1 + 1000 → epoch closed with delay samples all 300 ms
+        long d2 = d1 + 1000;
+        now += 100;
+        for (; now <= d2 + 200; now += 100) {
+            k.choose(lagging(now, d2), 2);
+        }
+        EpochHistory h = k.estimator("q", "q").history();
+        assertEquals(1, h.epochs());
+        assertEquals(300.0, h.meanDelay(), 1e-9);
+        SwmInterval next = k.estimator("q", "q").predict(d2);
+        assertEquals(d2 + 300, next.meanMs(), 1e-9);
+        k.choose(lagging(now, d2), 2);               // now = d2 + 300
+        List<EstimatorRecord> recs2 = k.drainEstimatorRecords();
+        assertEquals(d2 + 300, recs2.get(0).actualMs());
+        assertTrue(recs2.get(0).inside(), "Klink's prediction d2 + 300 ± 1.96 ms holds the SWM");
+    }
+
+    @Test
+    void crossingTimeInterpolates() {
+        assertEquals(150, KlinkPolicy.crossingTime(100, 0, 200, 100, 50));
+        assertEquals(200, KlinkPolicy.crossingTime(100, 0, 200, 0, 50)); // no progress: now
+    }
+
+    // ------------------------------------------------------------------ memory management
+
+    private static List<TaskInfo> memoryTopology() {
+        return List.of(
+                source("F-src", "F"), op("F-filter", "F", 1), window("F-win", "F", 2),
+                source("S-src", "S"), op("S-map", "S", 1), window("S-win", "S", 2));
+    }
+
+    private static SchedulerState memoryState(long now, double memory) {
+        // F: filter drops 3 of 4 records (1000 queued, 1 µs each) → p = 1000·(1 − 0.25) = 750.
+        // S: a map with selectivity 1 (p = 0) and a much closer deadline → least slack.
+        return Fx.state(now, 100, memory, memoryTopology(),
+                snap("F-src").queued(10).wm(now), snap("F-filter").queued(1000).cost(1000).sel(0.25),
+                snap("F-win").sel(1).deadline(now + 60_000).wm(now),
+                snap("S-src").queued(10).wm(now), snap("S-map").queued(500).cost(1000).sel(1),
+                snap("S-win").sel(1).deadline(now + 1_000).wm(now));
+    }
+
+    @Test
+    void memoryManagementTriggersAtBAndExitsBelowIt() {
+        KlinkPolicy k = klink(100, Map.of("b", "0.8"));
+        assertEquals("S-map", k.choose(memoryState(T0, 0.79), 1).get(0), "below b: least slack");
+        assertFalse(k.inMemoryMode());
+        List<String> mm = k.choose(memoryState(T0 + 100, 0.8), 3);
+        assertTrue(k.inMemoryMode(), "memory ≥ b triggers");
+        assertEquals("F-filter", mm.get(0), "the pipeline that drops the most queued events runs first");
+        assertTrue(mm.stream().noneMatch(id -> id.endsWith("-src")), "no ingestion while memory is short: " + mm);
+        k.choose(memoryState(T0 + 200, 0.79), 1);
+        assertFalse(k.inMemoryMode(), "memory < b ends it");
+    }
+
+    @Test
+    void memoryModeLastsAtMostKCyclesThenYieldsKCycles() {
+        KlinkPolicy k = klink(100, Map.of("b", "0.8", "mmcycles", "2"));
+        List<Boolean> modes = new ArrayList<>();
+        for (int c = 0; c < 7; c++) {
+            k.choose(memoryState(T0 + 100L * c, 0.95), 1);
+            modes.add(k.inMemoryMode());
+        }
+        assertEquals(List.of(true, true, false, false, true, true, false), modes);
+    }
+
+    @Test
+    void klinkWithoutMemoryManagementKeepsSlackOrder() {
+        KlinkPolicy k = (KlinkPolicy) Policies.create("klink-nomm", Map.of("r", "100", "age", "0"));
+        assertEquals("S-map", k.choose(memoryState(T0, 0.99), 1).get(0));
+        assertFalse(k.inMemoryMode());
+    }
+
+    // ------------------------------------------------------------------ aging
+
+    @Test
+    void agingForcesAStarvedTaskIn() {
+        // A always has the least slack; B has no deadline (slack +∞) but input. With X = 3, B's task is
+        // forced in on the 4th cycle.
+        KlinkPolicy k = klink(100, Map.of("age", "3"));
+        List<TaskInfo> tasks = List.of(source("A-src", "A"), window("A-win", "A", 1), source("B-src", "B"));
+        List<List<String>> got = new ArrayList<>();
+        for (int c = 0; c < 5; c++) {
+            long now = T0 + 100L * c;
+            got.add(k.choose(Fx.state(now, 100, 0.1, tasks,
+                    snap("A-src").wm(now), snap("A-win").queued(100).cost(1e6).deadline(now + 500).wm(now),
+                    snap("B-src").queued(100).cost(1e6)), 1));
+        }
+        assertEquals(List.of(List.of("A-win"), List.of("A-win"), List.of("A-win"), List.of("B-src"), List.of("A-win")), got);
+    }
+}
