@@ -14,9 +14,11 @@ from klinkctl.progress import Progress, no_progress
 RUNTIME_DEPS_POM = PACKAGE_DIR / "maven" / "runtime-deps.pom.xml"
 AGENT_JAR = JAVA_UDFS_DIR / "klink-agent" / "target" / "klink-agent.jar"
 GENERATOR_JAR = JAVA_UDFS_DIR / "klink-generator" / "target" / "klink-generator.jar"
-#: Built jars that never go on Flink's classpath: the agent is attached with -javaagent, the generator
+SCHEDULER_JAR = JAVA_UDFS_DIR / "klink-scheduler" / "target" / "klink-scheduler.jar"
+#: Built jars that never go on Flink's classpath: the agent is attached with -javaagent (and carries the
+#: scheduler core, so one copy of its classes is on the TaskManager's system classpath), the generator
 #: runs as its own process (and bundles kafka-clients, which must not meet the connector's copy).
-NOT_ON_CLUSTER_CLASSPATH = (AGENT_JAR, GENERATOR_JAR)
+NOT_ON_CLUSTER_CLASSPATH = (AGENT_JAR, GENERATOR_JAR, SCHEDULER_JAR)
 COMPLETE_MARKER = ".complete"
 
 

@@ -17,6 +17,7 @@ import yaml
 
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
+from klinkctl.run import scheduler_control
 from klinkctl.delay import parse_delay
 from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
@@ -109,6 +110,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             progress("submitting jobs/ysb.py")
             job_id = flink_jobs.submit_python_job(spec, ysb.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
+            if config.policy != "default":
+                scheduler_control.activate(spec, config.policy, {}, run_dir)
             start_at_ms = int(time.time() * 1000) + START_LEAD_MS
             warmup_until_ms = start_at_ms + config.warmup_ms
             collector = MetricsCollector(spec.bootstrap_servers, plan.metrics_topic, run_dir, run_id,
@@ -159,6 +162,8 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
 
 def _teardown(spec: StackSpec, plan: ysb.YsbPlan, job_id: str | None, gen: generator.GeneratorProcess | None,
               collector: MetricsCollector | None, sampler: ResourceSampler | None) -> None:
+    # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
+    scheduler_control.deactivate(spec)
     if gen is not None:
         gen.stop()
     if job_id is not None:

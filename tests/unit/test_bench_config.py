@@ -38,7 +38,7 @@ def test_defaults_then_file_then_command_line(tmp_path):
     ({"rate": "fast"}, "--rate must be a whole number, got 'fast'"),
     ({"queries": "0"}, "--queries must be greater than 0"),
     ({"warmup": "2m"}, r"--warmup \(120000 ms\) must be shorter than --duration \(60000 ms\)"),
-    ({"policy": "klink"}, "unknown policy 'klink'; valid: default"),
+    ({"policy": "edf"}, "unknown policy 'edf'; valid: default, rr, fcfs, hr, sbox, klink, klink-nomm"),
     ({"workload": "nyt"}, "unknown workload 'nyt'; valid: ysb"),
     ({"delay": "zipf"}, "malformed or unknown delay spec 'zipf'"),
 ])

@@ -10,14 +10,21 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.Properties;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatchers;
+import net.bytebuddy.utility.JavaModule;
 
 /**
  * Java agent attached to every Flink TaskManager ({@code env.java.opts.taskmanager}).
  *
  * <p>For now it announces itself: it logs one line, publishes its version as the system property
  * {@value #VERSION_PROPERTY} and, when {@code statusDir} is given, writes {@code <pid>.json} there so
- * that {@code klinkctl status} can show which TaskManagers carry which agent version. The scheduler
- * thread is started from here once the scheduler module exists.
+ * that {@code klinkctl status} can show which TaskManagers carry which agent version. It then installs
+ * the pause gate (ByteBuddy advice on {@code StreamTask}, see {@link TaskGate}) and starts the
+ * scheduler thread, idle until the harness writes {@code <statusDir>/control.json} ({@link SchedulerThread}).
  */
 public final class KlinkAgent {
 
@@ -34,6 +41,46 @@ public final class KlinkAgent {
         if (options.statusDir() != null) {
             writeStatus(options.statusDir(), pid, version);
         }
+        if (instrumentation != null) {
+            try {
+                installAdvice(instrumentation);
+                if (options.statusDir() != null) {
+                    new SchedulerThread(options.statusDir(), Scheduler.forTaskManager()).start();
+                }
+            } catch (Throwable t) {
+                // The agent must never stop a TaskManager from starting: without it the scheduler is off.
+                System.err.println("klink-agent: scheduler disabled: " + t);
+            }
+        }
+    }
+
+    static final String STREAM_TASK = "org.apache.flink.streaming.runtime.tasks.StreamTask";
+
+    /** Advice on StreamTask.processInput(Controller) (pause gate) and invoke() (register / deregister). */
+    static void installAdvice(Instrumentation instrumentation) {
+        new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .ignore(ElementMatchers.not(ElementMatchers.named(STREAM_TASK)))
+                .with(new AgentBuilder.Listener.Adapter() {
+                    @Override
+                    public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module,
+                                                 boolean loaded, DynamicType dynamicType) {
+                        System.out.println("klink-agent: instrumented " + type.getName());
+                    }
+
+                    @Override
+                    public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
+                                        Throwable throwable) {
+                        System.err.println("klink-agent: could not instrument " + typeName + ": " + throwable);
+                    }
+                })
+                .type(ElementMatchers.named(STREAM_TASK))
+                .transform((builder, type, loader, module, domain) -> builder
+                        .visit(Advice.to(ProcessInputAdvice.class).on(ElementMatchers.named("processInput")
+                                .and(ElementMatchers.takesArguments(1))))
+                        .visit(Advice.to(InvokeAdvice.class).on(ElementMatchers.named("invoke")
+                                .and(ElementMatchers.takesArguments(0)))))
+                .installOn(instrumentation);
     }
 
     public static void agentmain(String agentArgs, Instrumentation instrumentation) {

@@ -18,6 +18,7 @@ public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
     private final long sizeMs;
     private final long offsetMs;
     private transient TumblingCountWindows windows;
+    private transient long reportedDeadline;
 
     public InstrumentedWindowOperator(long sizeMs, long offsetMs) {
         this.sizeMs = sizeMs;
@@ -28,13 +29,27 @@ public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
     public void open() throws Exception {
         super.open();
         windows = new TumblingCountWindows(sizeMs, offsetMs);
+        reportedDeadline = Long.MAX_VALUE;
+        SchedulerProgress.report(windows.watermark(), reportedDeadline);
+    }
+
+    /** Tells the scheduler (if attached) this task's watermark and next window deadline when they change. */
+    private void reportProgress(boolean watermarkChanged) {
+        long deadline = windows.nextDeadline();
+        if (watermarkChanged || deadline != reportedDeadline) {
+            reportedDeadline = deadline;
+            SchedulerProgress.report(windows.watermark(), deadline);
+        }
     }
 
     @Override
     public void processElement(StreamRecord<Envelope> element) {
         Envelope envelope = element.getValue();
         switch (envelope.kind) {
-            case Envelope.DATA -> windows.add(envelope.key, envelope.timestamp);
+            case Envelope.DATA -> {
+                windows.add(envelope.key, envelope.timestamp);
+                reportProgress(false);
+            }
             case Envelope.MARKER -> {
                 if (!windows.holdMarker(envelope)) {
                     output.collect(element);
@@ -49,6 +64,7 @@ public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
         for (Envelope out : windows.advance(mark.getTimestamp(), System.currentTimeMillis())) {
             output.collect(new StreamRecord<>(out, out.timestamp));
         }
+        reportProgress(true);
         super.processWatermark(mark);
     }
 }

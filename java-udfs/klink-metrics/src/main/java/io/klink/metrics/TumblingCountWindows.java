@@ -122,6 +122,11 @@ public final class TumblingCountWindows {
         return watermark;
     }
 
+    /** Event time (ms) at which the earliest open window ends (its deadline), Long.MAX_VALUE if none is open. */
+    public long nextDeadline() {
+        return countsByWindowEnd.isEmpty() ? Long.MAX_VALUE : countsByWindowEnd.firstKey();
+    }
+
     public int openWindows() {
         return countsByWindowEnd.size();
     }

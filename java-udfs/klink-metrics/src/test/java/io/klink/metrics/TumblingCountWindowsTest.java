@@ -113,4 +113,17 @@ class TumblingCountWindowsTest {
     void sizeMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> new TumblingCountWindows(0, 0));
     }
+
+    @Test
+    void nextDeadlineIsTheEarliestOpenWindowsEnd() {
+        TumblingCountWindows windows = new TumblingCountWindows(1000, 0);
+        assertEquals(Long.MAX_VALUE, windows.nextDeadline());
+        windows.add("a", 2500);
+        windows.add("a", 1200);
+        assertEquals(2000, windows.nextDeadline());
+        windows.advance(1999, 0);
+        assertEquals(3000, windows.nextDeadline());
+        windows.advance(2999, 0);
+        assertEquals(Long.MAX_VALUE, windows.nextDeadline());
+    }
 }

@@ -1,0 +1,51 @@
+package io.klink.agent;
+
+/** What a task's name and class tell the scheduler (DESIGN.md §4: operator names are prefixed {@code qNN/}). */
+public final class TaskNames {
+
+    private static final String SOURCE_PREFIX = "Source: ";
+    private static final java.util.regex.Pattern SUBTASK_SUFFIX =
+            java.util.regex.Pattern.compile("^(.*?) \\(\\d+/\\d+\\)(#\\d+)?$");
+
+    private TaskNames() {
+    }
+
+    /**
+     * The query id: the first operator name's prefix before '/', e.g. {@code "Source: q07/source -> q07/map (1/1)#0"}
+     * gives {@code "q07"}. A name without '/' is its own query (the name without the subtask suffix).
+     */
+    public static String queryId(String taskName) {
+        String name = stripSubtask(taskName == null ? "" : taskName.trim());
+        if (name.startsWith(SOURCE_PREFIX)) {
+            name = name.substring(SOURCE_PREFIX.length()).trim();
+        }
+        int slash = name.indexOf('/');
+        String id = slash > 0 ? name.substring(0, slash).trim() : name;
+        return id.isEmpty() ? "unknown" : id;
+    }
+
+    /** The name without Flink's {@code " (1/4)#0"} suffix. */
+    public static String stripSubtask(String taskName) {
+        java.util.regex.Matcher m = SUBTASK_SUFFIX.matcher(taskName);
+        return m.matches() ? m.group(1) : taskName;
+    }
+
+    /** A new-style source task (KafkaSource runs in SourceOperatorStreamTask). */
+    public static boolean isSource(String taskClassName) {
+        return taskClassName != null && taskClassName.contains("SourceOperatorStreamTask");
+    }
+
+    public static boolean isWindow(String taskName) {
+        return taskName != null && taskName.contains("/window");
+    }
+
+    public static boolean isSink(String taskName) {
+        return taskName != null && taskName.toLowerCase(java.util.Locale.ROOT).contains("sink");
+    }
+
+    /** Short label for the scheduler log: {@code q07:src#0}, {@code q07:win#1}, {@code q07:op#0}. */
+    public static String label(String queryId, boolean source, boolean window, int subtask) {
+        String kind = source ? "src" : window ? "win" : "op";
+        return queryId.replace(',', '_').replace(';', '_') + ":" + kind + "#" + subtask;
+    }
+}

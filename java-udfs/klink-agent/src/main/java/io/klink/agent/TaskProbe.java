@@ -1,0 +1,12 @@
+package io.klink.agent;
+
+/** Runtime counters of one task, read from the scheduler thread (Flink-backed in production, fakes in tests). */
+public interface TaskProbe {
+
+    long recordsIn();
+
+    long recordsOut();
+
+    /** Buffers waiting in the task's input gates (0 for a source task). */
+    long queuedBuffers();
+}

@@ -1,0 +1,151 @@
+package io.klink.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.klink.scheduler.TaskInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SchedulerTest {
+
+    private final List<TaskHandle> handles = new ArrayList<>();
+    private final List<FakeProbe> probes = new ArrayList<>();
+    private final Scheduler scheduler = new Scheduler(() -> List.copyOf(handles), t -> 1_000_000L, 2);
+
+    @AfterEach
+    void reset() {
+        scheduler.deactivate();
+        TaskGate.reset();
+    }
+
+    private void addTasks(int n) {
+        for (int i = 0; i < n; i++) {
+            FakeProbe probe = new FakeProbe();
+            probe.queued = 5;
+            probes.add(probe);
+            handles.add(new TaskHandle(new TaskInfo("t" + i, "q0" + i, "q0" + i + "/window", 0, -1, false, true,
+                    false, List.of()), Thread.currentThread(), probe));
+        }
+    }
+
+    @Test
+    void roundRobinRunsCAtOnceAndLogsEveryCycle(@TempDir Path runDir) throws Exception {
+        addTasks(5);
+        scheduler.apply(new ControlFile("rr", Map.of("r", "50"), runDir));
+        assertTrue(scheduler.active());
+        assertTrue(TaskGate.isActive());
+        assertEquals(50, scheduler.cycleMs());
+        assertEquals(2, scheduler.maxRunning());
+        for (int c = 0; c < 3; c++) {
+            List<String> chosen = scheduler.cycle(1000 + 50L * c);
+            assertEquals(2, chosen.size());
+            long paused = handles.stream().filter(TaskHandle::isPauseRequested).count();
+            assertEquals(3, paused);
+            for (TaskHandle h : handles) {
+                assertEquals(!chosen.contains(h.info().taskId()), h.isPauseRequested());
+            }
+        }
+        List<String> rows = Files.readAllLines(runDir.resolve("scheduler.csv"));
+        assertEquals(Scheduler.CSV_HEADER, rows.get(0));
+        assertEquals(4, rows.size());
+        String[] row = rows.get(1).split(",", -1);
+        assertEquals("1000", row[0]);
+        assertEquals("rr", row[1]);
+        assertEquals("5", row[2]);
+        assertEquals("2", row[3]);
+        assertEquals("3", row[4]);
+        assertTrue(Long.parseLong(row[5]) > 0);
+        assertEquals(2, row[6].split(";").length);
+
+        scheduler.deactivate();
+        assertFalse(TaskGate.isActive());
+        assertTrue(handles.stream().noneMatch(TaskHandle::isPauseRequested));
+    }
+
+    @Test
+    void maxRunningComesFromParameterC(@TempDir Path runDir) {
+        addTasks(4);
+        scheduler.apply(new ControlFile("fcfs", Map.of("C", "3"), runDir));
+        assertEquals(3, scheduler.maxRunning());
+        assertEquals(3, scheduler.cycle(1).size());
+    }
+
+    @Test
+    void defaultPolicyNeverActivatesTheGate(@TempDir Path runDir) {
+        addTasks(3);
+        scheduler.apply(new ControlFile("default", Map.of(), runDir));
+        assertFalse(scheduler.active());
+        assertFalse(TaskGate.isActive());
+        assertTrue(scheduler.cycle(1).isEmpty());
+        assertFalse(Files.exists(runDir.resolve("scheduler.csv")));
+    }
+
+    @Test
+    void invalidPolicyOrParameterLeavesDefault(@TempDir Path runDir) {
+        addTasks(2);
+        assertThrows(IllegalArgumentException.class,
+                () -> scheduler.apply(new ControlFile("edf", Map.of(), runDir)));
+        assertFalse(scheduler.active());
+        assertThrows(IllegalArgumentException.class,
+                () -> scheduler.apply(new ControlFile("rr", Map.of("r", "fast"), runDir)));
+        assertFalse(scheduler.active());
+        assertFalse(TaskGate.isActive());
+    }
+
+    @Test
+    void everyPolicyRunsACycleOnTheFramework(@TempDir Path runDir) {
+        addTasks(6);
+        for (String name : io.klink.scheduler.policy.Policies.NAMES) {
+            scheduler.apply(new ControlFile(name, Map.of(), name.equals("default") ? null : runDir.resolve(name)));
+            for (int c = 0; c < 5; c++) {
+                for (FakeProbe p : probes) {
+                    p.in += 100;
+                    p.out += 50;
+                }
+                List<String> chosen = scheduler.cycle(10_000 + 120L * c);
+                if (!name.equals("default")) {
+                    assertTrue(chosen.size() <= 2, name + " chose " + chosen);
+                }
+            }
+            scheduler.deactivate();
+        }
+    }
+
+    @Test
+    void controlFileIsPolledAppliedAndMalformedOnesFallBackToDefault(@TempDir Path statusDir) throws Exception {
+        addTasks(3);
+        SchedulerThread thread = new SchedulerThread(statusDir, scheduler);
+        thread.poll();
+        assertFalse(scheduler.active());
+        Path control = statusDir.resolve(ControlFile.FILE_NAME);
+        Path runDir = statusDir.resolve("run");
+        Files.writeString(control, "{\"policy\": \"rr\", \"params\": {\"r\": \"80\"}, \"run_dir\": \""
+                + runDir.toString().replace("\\", "\\\\") + "\"}");
+        thread.poll();
+        assertTrue(scheduler.active());
+        assertEquals(80, scheduler.cycleMs());
+        scheduler.cycle(5);
+        assertTrue(handles.stream().anyMatch(TaskHandle::isPauseRequested));
+
+        Files.delete(control);
+        Files.writeString(control, "{\"policy\": \"rr\", \"params\": ");
+        thread.poll();
+        assertFalse(scheduler.active(), "malformed control file -> default");
+        assertTrue(handles.stream().noneMatch(TaskHandle::isPauseRequested), "everything resumed");
+        thread.poll(); // unchanged file: stays default, no new log line
+        assertFalse(scheduler.active());
+
+        Files.delete(control);
+        thread.poll();
+        assertFalse(scheduler.active());
+    }
+}
