@@ -75,7 +75,16 @@ def run_generator(a: argparse.Namespace, out: Path, name: str, extra: list[str])
     result = json.loads(summary.read_text())
     result["wall_s"] = wall
     result["command"] = " ".join(cmd)
+    result["stats_file"] = str(stats)
+    result["warm_up"] = next((line for line in proc.stderr.splitlines() if "warm-up:" in line), "")
     return result
+
+
+def per_second_range(s: dict) -> str:
+    """min..max of events sent per full second of the run (the last, partial second left out)."""
+    rows = Path(s["stats_file"]).read_text().splitlines()[1:]
+    sent = [int(r.split(",")[1]) for r in rows][: int(s["duration_s"])]
+    return f"{min(sent):,}..{max(sent):,}/s per second" if sent else "no full second"
 
 
 def acked_rate(s: dict) -> float:
@@ -97,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {cores} cores; generator pinned to core {a.cpu} (taskset -c {a.cpu}); "
           f"the Kafka broker at {a.bootstrap} is not pinned and shares the machine's {cores} cores "
           f"with the generator")
-    print(f"load average before: {os.getloadavg()[0]:.2f}; java opts: {a.java_opts}; "
-          f"compression: {a.compression}; {a.topics} topics; {a.seconds} s per run")
+    print(f"load average before: {os.getloadavg()[0]:.2f} (other processes share the cores too); "
+          f"java opts: {a.java_opts}; compression: {a.compression}; {a.topics} topics; {a.seconds} s per run "
+          f"after the generator's own warm-up (rehearsal until its JIT settles, at most 15 s)")
     report: dict = {"bootstrap": a.bootstrap, "cores": cores, "cpu": a.cpu, "java_opts": a.java_opts,
                     "compression": a.compression, "topics": a.topics, "seconds": a.seconds}
 
@@ -108,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             s = run_generator(a, out, f"max-rate-{i}", ["--max-rate"])
             runs.append(s)
             print(f"  max-rate run {i + 1}: {s['achieved_rate']:,.0f} events/s "
-                  f"({acked_rate(s):,.0f}/s incl. final flush of {s['flush_s']:.2f} s), "
-                  f"{s['events_sent']:,} events, send_errors={s['send_errors']}")
+                  f"({acked_rate(s):,.0f}/s incl. final flush of {s['flush_s']:.2f} s; "
+                  f"{per_second_range(s)}), {s['events_sent']:,} events, send_errors={s['send_errors']}, "
+                  f"producer blocked {s['producer_blocked_s']:.2f} s")
         rates = [r["achieved_rate"] for r in runs]
         print(f"max-rate: median {statistics.median(rates):,.0f} events/s on one core "
               f"(runs: {', '.join(f'{r:,.0f}' for r in rates)})")
@@ -127,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  scheduled run {i + 1}: target {per_topic * a.topics:,}/s achieved "
                   f"{s['achieved_rate']:,.0f}/s, behind_fraction={s['behind_fraction']:.5f} "
                   f"max_lag={s['max_lag_ms']:.1f} ms fell_behind={s['fell_behind']} "
-                  f"send_errors={s['send_errors']}")
+                  f"({per_second_range(s)}) send_errors={s['send_errors']}")
         fractions = [r["behind_fraction"] for r in runs]
         print(f"scheduled {per_topic * a.topics:,} events/s ({a.topics} x {per_topic:,}): median "
               f"behind_fraction {statistics.median(fractions):.5f} "

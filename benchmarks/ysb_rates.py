@@ -1,10 +1,14 @@
-"""YSB with the default policy at increasing input rates: where does SWM latency stop being flat?
+"""YSB at increasing input rates, per scheduling policy: where does SWM latency stop being flat, and how do
+policies compare on the same load?
 
 Runs `klinkctl bench ysb` on the running stack (start it with `klinkctl up`) for each rate, --reps
 times, interleaved (rate order shuffled per repetition so drift on the shared machine does not line
 up with rate), and prints medians per rate of: mean / p99 SWM latency, the achieved generator and
 Flink source rates, the generator's schedule lag and the TaskManager's CPU. Kafka, the generator and
 Flink share the machine's 2 cores: the figures are for this machine as a whole.
+
+With --policies default,klink,... every rate runs under each policy (same seed, same load, same delay)
+and the table adds each policy's mean/p99 ratio to default at that rate (the paper's Klink/Default).
 
 With --markers-off-too, each run is repeated with blocking latency markers disabled, side by side, to
 measure the markers' overhead (throughput and TaskManager CPU with and without them).
@@ -26,8 +30,9 @@ from pathlib import Path
 import pandas as pd
 
 
-def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespace, markers: bool) -> dict:
-    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results),
+def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespace, markers: bool,
+        policy: str) -> dict:
+    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), "--policy", policy,
                "--queries", str(args.queries), "--rate", str(rate), "--duration", args.duration,
                "--warmup", args.warmup, "--window", args.window, "--delay", args.delay]
     if not markers:
@@ -67,30 +72,36 @@ def main() -> None:
     parser.add_argument("--delay", default="const:0ms")
     parser.add_argument("--state-dir", default=None)
     parser.add_argument("--markers-off-too", action="store_true")
+    parser.add_argument("--policies", default="default", help="comma-separated, e.g. default,rr,klink")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rates = [int(r) for r in args.rates.split(",")]
     variants = [True, False] if args.markers_off_too else [True]
-    rows: dict[tuple[int, bool], list[dict]] = {(r, m): [] for r in rates for m in variants}
+    policies = args.policies.split(",")
+    rows: dict[tuple[int, bool, str], list[dict]] = {(r, m, p): [] for r in rates for m in variants for p in policies}
     order = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp)
         for rep in range(args.reps):
-            plan = [(r, m) for r in rates for m in variants]
+            plan = list(rows)
             order.shuffle(plan)
-            for rate, markers in plan:
-                rows[(rate, markers)].append(run(results, args.state_dir, rate, args, markers))
-                print(f"rep {rep + 1}/{args.reps} rate {rate} markers {'on' if markers else 'off'}: "
-                      f"{rows[(rate, markers)][-1]}", file=sys.stderr)
-    print(f"YSB default policy, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
+            for key in plan:
+                rate, markers, policy = key
+                rows[key].append(run(results, args.state_dir, rate, args, markers, policy))
+                print(f"rep {rep + 1}/{args.reps} rate {rate} markers {'on' if markers else 'off'} {policy}: "
+                      f"{rows[key][-1]}", file=sys.stderr)
+    print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
           f"medians of {args.reps} runs; Kafka + generator + Flink share 2 cores")
-    print(f"{'rate/query':>10} {'markers':>7} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
-          f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6}")
-    for (rate, markers), runs in rows.items():
+    print(f"{'rate/query':>10} {'markers':>7} {'policy':>10} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
+          f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'mean/def':>8} {'p99/def':>8}")
+    for (rate, markers, policy), runs in rows.items():
         failed = sum(r["status"] != "completed" for r in runs)
-        print(f"{rate:>10} {'on' if markers else 'off':>7} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
+        base = rows.get((rate, markers, "default"))
+        ratios = (f"{med(runs, 'mean') / med(base, 'mean'):>8.2f} {med(runs, 'p99') / med(base, 'p99'):>8.2f}"
+                  if base else f"{'-':>8} {'-':>8}")
+        print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>10} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
-              f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6}")
+              f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {ratios}")
 
 
 if __name__ == "__main__":

@@ -27,18 +27,20 @@ def _measured(frame: pd.DataFrame, column: str) -> list[float]:
     return frame[column].dropna().tolist()
 
 
-def flink_source_rate(throughput: pd.DataFrame, warmup_until_ms: int) -> float | None:
-    """Mean over the measured seconds of the records/s the source tasks of all queries read."""
+def flink_source_rate(throughput: pd.DataFrame, measured: tuple[int, int]) -> float | None:
+    """Mean over the measured seconds (after warm-up, before the generator's end) of the records/s the
+    source tasks of all queries read."""
     if throughput.empty:
         return None
     sources = throughput[throughput["job_vertex"].str.contains("/source", regex=False)
-                         & (throughput["time"] >= warmup_until_ms)]
+                         & throughput["time"].between(*measured)]
     per_second = sources.groupby("time")["records_in_per_s"].sum()
     return float(per_second.mean()) if len(per_second) else None
 
 
 def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason: str,
-                  warmup_until_ms: int | None, generator_summary: dict) -> dict:
+                  measured: tuple[int, int] | None, generator_summary: dict) -> dict:
+    """measured = (end of warm-up, end of generation) in epoch ms, None if the run never started."""
     latency = _read(run_dir / "latency.csv")
     markers = _read(run_dir / "markers.csv")
     watermarks = _read(run_dir / "watermarks.csv")
@@ -54,7 +56,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "run": run_id,
         "workload": config.get("workload"),
         "policy": config.get("policy"),
-        "warmup_until_ms": warmup_until_ms,
+        "warmup_until_ms": measured[0] if measured else None,
         "swm_latency_ms": latency_summary(_measured(latency, "swm_latency_ms")),
         "marker_latency_ms": latency_summary(_measured(markers, "latency_ms")),
         "watermark_propagation_ms": latency_summary(_measured(watermarks, "propagation_ms")),
@@ -62,7 +64,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),
-            "flink_source_records_per_s": flink_source_rate(throughput, warmup_until_ms or 0),
+            "flink_source_records_per_s": flink_source_rate(throughput, measured) if measured else None,
         },
         "generator": {k: generator_summary.get(k) for k in
                       ("events_sent", "events_scheduled", "behind_events", "behind_fraction", "fell_behind",

@@ -43,7 +43,9 @@ def server_properties(spec: StackSpec) -> dict[str, str]:
         "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
         "log.dirs": str(kafka_dir(spec) / "data"),
         "num.partitions": "1",
-        "auto.create.topics.enable": "false",  # the harness creates every topic it uses, explicitly
+        # The harness creates every topic of a run explicitly; auto-create is left on only for the
+        # generator's throw-away warm-up topics (it rehearses a run until the JIT settles, then deletes them).
+        "auto.create.topics.enable": "true",
         "offsets.topic.replication.factor": "1",
         "offsets.topic.num.partitions": "1",
         "transaction.state.log.replication.factor": "1",

@@ -21,7 +21,7 @@ def write_latency(run_dir, latencies_and_warmup):
 
 def test_summary_leaves_warmup_rows_out_and_flags_a_lagging_generator(tmp_path):
     write_latency(tmp_path, [(9999, True), (100, False), (200, False), (300, False)])
-    summary = build_summary(tmp_path, "r", {"workload": "ysb", "policy": "default"}, "completed", "", 0,
+    summary = build_summary(tmp_path, "r", {"workload": "ysb", "policy": "default"}, "completed", "", (0, 10_000),
                             {"behind_fraction": 0.02, "achieved_rate": 999.0, "events_sent": 10})
     assert summary["swm_latency_ms"]["count"] == 3
     assert summary["swm_latency_ms"]["mean"] == 200
@@ -35,7 +35,7 @@ def test_summary_leaves_warmup_rows_out_and_flags_a_lagging_generator(tmp_path):
 
 def test_a_generator_within_one_percent_is_not_flagged(tmp_path):
     write_latency(tmp_path, [(100, False)])
-    summary = build_summary(tmp_path, "r", {}, "completed", "", 0, {"behind_fraction": 0.005})
+    summary = build_summary(tmp_path, "r", {}, "completed", "", (0, 10_000), {"behind_fraction": 0.005})
     assert summary["flags"] == []
 
 

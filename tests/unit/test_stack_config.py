@@ -18,7 +18,6 @@ def test_kafka_listens_only_on_the_host_and_keeps_data_in_the_state_dir():
     assert props["advertised.listeners"] == "PLAINTEXT://127.0.0.1:19092"
     assert props["controller.quorum.bootstrap.servers"] == "127.0.0.1:19093"
     assert props["log.dirs"] == "/srv/klink-state/kafka/data"
-    assert props["auto.create.topics.enable"] == "false"
 
 
 def test_flink_binds_every_endpoint_to_the_host():

@@ -48,6 +48,7 @@ public final class Generator {
     private final EventSink sink;
     private final LagStats stats;
     private volatile boolean stopRequested;
+    private volatile boolean skipEndAccounting;
 
     // generation cursor: next event is number genK of topic genTopic, offset genOffset ns
     private long startMs;
@@ -69,34 +70,14 @@ public final class Generator {
         this.stats = stats;
     }
 
-    /**
-     * Runs the generation/render/queue/accounting code for about {@code millis} ms into {@code sink},
-     * so the JIT has compiled it (and, with a Kafka sink, the producer's send path) before the real
-     * schedule starts; otherwise the first seconds of a fast run are late. Uses its own seed streams
-     * and topic numbers 0..1 of {@code sink}: the real run is unaffected.
-     *
-     * @param maxRate send back to back (for the producer path) instead of on a 500 K/s schedule
-     * @return events sent
-     */
-    public static long warmUp(YsbCatalog catalog, DelayModel delay, long millis, boolean maxRate, EventSink sink) {
-        Config config = new Config(List.of("warm-up-0", "warm-up-1"), 250_000, millis, delay, maxRate);
-        long sent = 0;
-        long t0 = System.nanoTime();
-        while (System.nanoTime() - t0 < millis * 1_000_000L) {
-            Generator g = new Generator(config, 0x5eedL, catalog, Clock.SYSTEM, sink, new LagStats(2, null));
-            sent += g.run(System.nanoTime(), System.currentTimeMillis()).eventsSent();
-        }
-        return sent;
-    }
-
-    /** A sink that only reads the bytes (for CPU-only warm-up). */
-    public static EventSink discardingSink() {
-        long[] checksum = new long[1];
-        return (topic, value) -> checksum[0] += value.length + value[value.length >> 1];
-    }
-
     /** Asks the loop to stop at its next iteration (from a shutdown hook, any thread). */
     public void requestStop() {
+        stopRequested = true;
+    }
+
+    /** Stops like {@link #requestStop()} but skips counting the unsent events (the warm-up's end). */
+    void abandon() {
+        skipEndAccounting = true;
         stopRequested = true;
     }
 
@@ -208,7 +189,7 @@ public final class Generator {
         boolean interrupted = stopRequested && !(genK >= perTopic && queue.isEmpty());
         long[] scheduledPerTopic = new long[topics];
         long overdue = 0;
-        if (interrupted && !config.maxRate()) {
+        if (interrupted && !config.maxRate() && !skipEndAccounting) {
             generateUntil(now, Integer.MAX_VALUE);
             for (int i = 0; i < queue.size(); i++) {
                 long sendAt = queue.sendAtAt(i);
@@ -216,6 +197,8 @@ public final class Generator {
                     overdue++;
                     scheduledPerTopic[queue.topicAt(i)]++;
                     stats.onUnsentAtEnd(sendAt, now);
+                } else {
+                    stats.onCancelled(sendAt);
                 }
             }
         }

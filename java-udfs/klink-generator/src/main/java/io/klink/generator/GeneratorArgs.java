@@ -33,9 +33,9 @@ public final class GeneratorArgs {
             "                            for it. Give it >= 5 s of room: JVM start, metadata, warm-up (which is",
             "                            shortened to fit)",
             "  --max-rate                ignore the schedule and delays: send as fast as possible for the duration",
-            "  --warmup D                before the start, send back to back into the warm-up topic for D to compile",
-            "                            the producer path, then delete that topic; 0 = off (default 3s)",
-            "  --warmup-topic NAME       warm-up topic (default klink-generator-warmup; must not be a run topic)",
+            "  --warmup D                before the start, rehearse the run into the warm-up topics until the JIT has",
+            "                            settled, for at most D, then delete them; 0 = off (default 15s)",
+            "  --warmup-topic PREFIX     warm-up topics are PREFIX-<pid>-<0|1>-<i> (default klink-generator-warmup)",
             "  --compression C           producer compression: none, lz4, gzip (default lz4)",
             "  --linger-ms N             producer linger.ms (default 5)",
             "  --batch-size N            producer batch.size in bytes (default 262144)",
@@ -66,7 +66,7 @@ public final class GeneratorArgs {
     public boolean maxRate;
     public boolean printCampaigns;
     public boolean help;
-    public long warmupMs = 3000;
+    public long warmupMs = 15_000;
     public String warmupTopic = "klink-generator-warmup";
     public String compression = "lz4";
     public int lingerMs = 5;
@@ -122,8 +122,11 @@ public final class GeneratorArgs {
         if (a.ratePerTopic < 0 && !a.maxRate) {
             throw new UsageException("--rate is required (or --max-rate)");
         }
-        if (a.topics.contains(a.warmupTopic)) {
-            throw new UsageException("--warmup-topic " + a.warmupTopic + " is also a run topic");
+        for (String t : a.topics) {
+            if (t.startsWith(a.warmupTopic + "-")) {
+                throw new UsageException("--topics: " + t + " could be a warm-up topic (--warmup-topic "
+                        + a.warmupTopic + ")");
+            }
         }
         return a;
     }
@@ -170,7 +173,7 @@ public final class GeneratorArgs {
                 }
             }
             case "--warmup-topic" -> {
-                if (!TOPIC.matcher(v).matches()) {
+                if (!TOPIC.matcher(v + "-4194304-1-1023").matches()) {
                     throw new UsageException("--warmup-topic: '" + v + "' is not a Kafka topic name");
                 }
                 warmupTopic = v;

@@ -1,9 +1,11 @@
 package io.klink.generator;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
@@ -13,10 +15,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Sends events with the Java producer: null key, JSON value, acks=1, batching by linger.ms/batch.size.
+ * A topic with a single partition gets partition 0 explicitly (skips the partitioner; same result).
  * Failed sends of the run are counted (the callback runs on the producer's I/O thread).
  */
 final class KafkaSink implements EventSink, Callback, AutoCloseable {
@@ -24,14 +28,20 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
     /** How long send()/partitionsFor() may block (metadata, full buffer) before failing. */
     static final int MAX_BLOCK_MS = 10_000;
 
-    private final String bootstrap;
     private final KafkaProducer<byte[], byte[]> producer;
+    private final Admin admin;
     private final String[] topics;
+    private final Integer[] partitions;
+    /** Where topic number i goes: the run's topics, or warm-up topics (switched from another thread). */
+    private record Routing(String[] topics, Integer[] partitions) {
+    }
+
+    private final Routing runRouting;
+    private volatile Routing routing;
     private final AtomicLong errors = new AtomicLong();
     private volatile String firstError;
 
     KafkaSink(String bootstrap, List<String> topics, String compression, int lingerMs, int batchSize) {
-        this.bootstrap = bootstrap;
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "klink-generator");
@@ -44,15 +54,25 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         this.producer = new KafkaProducer<>(p);
+        // Created now, not after the warm-up: loading its classes later would invalidate compiled code
+        // of the send path (class hierarchy changes) right when the run starts.
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.CLIENT_ID_CONFIG, "klink-generator-admin",
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000));
         this.topics = topics.toArray(new String[0]);
+        this.partitions = new Integer[this.topics.length];
+        this.runRouting = new Routing(this.topics, this.partitions);
+        this.routing = runRouting;
     }
 
     /**
      * Fetches metadata of every topic (the broker auto-creates missing ones), which also opens the
-     * connection, and loads the lz4 codec (its native library is unpacked on first use, which would
-     * otherwise stall the first send of the run by tens of ms).
+     * connection; loads the lz4 codec (its native library is unpacked on first use, which would
+     * otherwise stall the first send by tens of ms); and exercises topic deletion on the warm-up
+     * topics (they do not exist yet) so that code is loaded before the warm-up.
      */
-    void connect(String compression) {
+    void connect(String compression, List<String> warmUpTopics) {
         if ("lz4".equals(compression)) {
             for (String factory : new String[]{"net.jpountz.lz4.LZ4Factory", "net.jpountz.xxhash.XXHashFactory"}) {
                 try {
@@ -62,30 +82,51 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
                 }
             }
         }
-        for (String t : topics) {
-            producer.partitionsFor(t);
+        fillPartitions(topics, partitions);
+        if (!warmUpTopics.isEmpty()) {
+            deleteTopics(warmUpTopics);
+        }
+    }
+
+    private void fillPartitions(String[] names, Integer[] out) {
+        for (int i = 0; i < names.length; i++) {
+            out[i] = producer.partitionsFor(names[i]).size() == 1 ? 0 : null;
         }
     }
 
     @Override
     public void send(int topic, byte[] value) {
-        producer.send(new ProducerRecord<>(topics[topic], null, value), this);
+        Routing r = routing;
+        producer.send(new ProducerRecord<>(r.topics[topic], r.partitions[topic], null, null, value), this);
     }
 
-    /** A sink into {@code topic} through the same producer (send errors there are not counted). */
-    EventSink sinkTo(String topic) {
-        return (t, value) -> producer.send(new ProducerRecord<>(topic, null, value));
+    /**
+     * Sends topic number i to {@code warmUpTopics.get(i)} until {@link #routeToRunTopics()}: the warm-up
+     * must run through this very class, with as many topics as the run, so that the JIT's profile
+     * and the producer's batching match the run. Fetches (auto-creates) the topics' metadata first.
+     * May be called from another thread than the one sending.
+     */
+    void routeTo(List<String> warmUpTopics) {
+        String[] names = warmUpTopics.toArray(new String[0]);
+        Integer[] parts = new Integer[names.length];
+        fillPartitions(names, parts);
+        routing = new Routing(names, parts);
     }
 
-    /** Best effort: deletes a topic (the warm-up topic) without waiting more than a few seconds. */
-    String deleteTopic(String topic) {
-        Map<String, Object> conf = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.CLIENT_ID_CONFIG, "klink-generator-admin",
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
-        try (Admin admin = Admin.create(conf)) {
-            admin.deleteTopics(List.of(topic)).all().get(5, TimeUnit.SECONDS);
+    /** Back to the run's topics; forgets send errors seen so far. */
+    void routeToRunTopics() {
+        routing = runRouting;
+        errors.set(0);
+        firstError = null;
+    }
+
+    /** Best effort, at most ~5 s: deletes topics; returns null or what went wrong. */
+    String deleteTopics(List<String> names) {
+        try {
+            admin.deleteTopics(names).all().get(5, TimeUnit.SECONDS);
             return null;
+        } catch (ExecutionException e) {
+            return e.getCause() instanceof UnknownTopicOrPartitionException ? null : e.getCause().toString();
         } catch (Exception e) {
             return e.toString();
         }
@@ -106,6 +147,22 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
         return firstError;
     }
 
+    /** Producer metrics worth keeping in the summary (NaN when the producer does not report one). */
+    Map<String, Double> metrics() {
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (String name : List.of("bufferpool-wait-time-ns-total", "batch-size-avg", "records-per-request-avg",
+                "compression-rate-avg", "record-queue-time-avg", "request-latency-avg")) {
+            out.put(name, Double.NaN);
+        }
+        producer.metrics().forEach((key, metric) -> {
+            if ("producer-metrics".equals(key.group()) && out.containsKey(key.name())
+                    && metric.metricValue() instanceof Number n) {
+                out.put(key.name(), n.doubleValue());
+            }
+        });
+        return out;
+    }
+
     void flush() {
         producer.flush();
     }
@@ -113,5 +170,6 @@ final class KafkaSink implements EventSink, Callback, AutoCloseable {
     @Override
     public void close() {
         producer.close(Duration.ofSeconds(10));
+        admin.close(Duration.ofSeconds(5));
     }
 }

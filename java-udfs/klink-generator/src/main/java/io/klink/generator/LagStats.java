@@ -76,25 +76,23 @@ public final class LagStats {
         totalSent++;
         sentPerTopic[topic]++;
         long lag = actualNanos - scheduledNanos;
-        if (lag > BEHIND_THRESHOLD_NANOS) {
-            behind[s]++;
-            totalBehind++;
-        }
-        if (lag > maxLag[s]) {
-            maxLag[s] = lag;
-        }
-        if (scheduledNanos < firstScheduledSend) {
-            firstScheduledSend = scheduledNanos;
-        }
-        if (scheduledNanos > lastScheduledSend) {
-            lastScheduledSend = scheduledNanos;
-        }
-        if (actualNanos < firstActualSend) {
-            firstActualSend = actualNanos;
-        }
-        if (actualNanos > lastActualSend) {
-            lastActualSend = actualNanos;
-        }
+        // Branch-free on purpose: a branch the warm-up never (or only once) took is compiled as an
+        // uncommon trap, and taking it in the run deoptimises the whole send loop for seconds.
+        long isBehind = (BEHIND_THRESHOLD_NANOS - lag) >>> 63; // 1 if lag > threshold
+        behind[s] += isBehind;
+        totalBehind += isBehind;
+        maxLag[s] = Math.max(maxLag[s], lag);
+        firstScheduledSend = Math.min(firstScheduledSend, scheduledNanos);
+        lastScheduledSend = Math.max(lastScheduledSend, scheduledNanos);
+        firstActualSend = Math.min(firstActualSend, actualNanos);
+        lastActualSend = Math.max(lastActualSend, actualNanos);
+    }
+
+    /** At the end of an interrupted run: a generated event whose send time had not come; never sent. */
+    public void onCancelled(long sendAtNanos) {
+        int s = second(sendAtNanos);
+        ensure(s);
+        scheduled[s]--;
     }
 
     /** At the end of a run: an event due at {@code scheduledNanos} was never sent. */

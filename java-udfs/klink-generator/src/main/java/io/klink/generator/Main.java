@@ -7,14 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** Entry point of {@code klink-generator.jar}; see {@link GeneratorArgs#USAGE}. */
 public final class Main {
-
-    /** CPU-only warm-up of the generation loop (no Kafka) before every run. */
-    static final long CPU_WARM_UP_MS = 500;
 
     private Main() {
     }
@@ -73,7 +72,7 @@ public final class Main {
 
         try {
             try {
-                sink.connect(a.compression);
+                sink.connect(a.compression, warmUpTopics(a));
             } catch (org.apache.kafka.common.KafkaException e) {
                 if (generator.stopRequested()) {
                     return finishWithoutRun(a, generator, stats, sink, csv, done);
@@ -85,7 +84,7 @@ public final class Main {
                 return 1;
             }
 
-            warmUp(a, catalog, sink);
+            warmUp(a, config, catalog, sink);
 
             // Align event 0 with the wall clock: t0 is the nanoTime at which currentTimeMillis == startMs.
             long startMs = a.startAtMs != null ? a.startAtMs : System.currentTimeMillis() + 1;
@@ -104,11 +103,13 @@ public final class Main {
             long flushStart = System.nanoTime();
             sink.flush();
             double flushS = (System.nanoTime() - flushStart) / 1e9;
+            java.util.Map<String, Double> producerMetrics = sink.metrics();
             sink.close();
             if (csv != null) {
                 csv.close();
             }
-            String summary = Summary.render(a, result, startMs, flushS, sink.errors(), sink.firstError());
+            String summary = Summary.render(a, result, startMs, flushS, producerMetrics, sink.errors(),
+                    sink.firstError());
             writeSummary(a, summary);
             System.err.printf("klink-generator: %s: sent %d of %d scheduled events in %.1f s (%.0f ev/s),"
                             + " behind %d (%.4f%%)%s%n",
@@ -126,30 +127,53 @@ public final class Main {
     }
 
     /**
-     * Before the schedule starts: compile the generation loop (CPU only), then, unless --warmup 0,
-     * send back to back into the warm-up topic through the run's producer so its send path is
-     * compiled too (on one core a cold producer needs about 5 s to reach full speed), flush, and
-     * delete that topic. The run's topics never see warm-up events.
+     * Before the schedule starts, unless --warmup 0: rehearse the run (same topic count, rate, delay,
+     * mode) into the warm-up topics {@code <warmup-topic>-<pid>-<set>-<i>} until the JIT has settled (at most the
+     * --warmup time), flush, and delete those topics. The run's topics never see warm-up events.
      */
-    private static void warmUp(GeneratorArgs a, YsbCatalog catalog, KafkaSink sink) {
-        Generator.warmUp(catalog, a.delay, CPU_WARM_UP_MS, false, Generator.discardingSink());
+    private static void warmUp(GeneratorArgs a, Generator.Config config, YsbCatalog catalog, KafkaSink sink) {
         long warmupMs = a.warmupMs;
         if (a.startAtMs != null) { // never let the warm-up delay a fixed start: keep 1.5 s for flush + delete
             long room = a.startAtMs - System.currentTimeMillis() - 1500;
             if (room < warmupMs) {
                 warmupMs = Math.max(0, room);
-                System.err.println("klink-generator: warm-up shortened to " + warmupMs
-                        + " ms to keep --start-at-ms (start later to warm up fully)");
+                System.err.println("klink-generator: warm-up limited to " + warmupMs
+                        + " ms to keep --start-at-ms (start later to allow a full warm-up)");
             }
         }
-        if (warmupMs > 0) {
-            long t = System.nanoTime();
-            long n = Generator.warmUp(catalog, a.delay, warmupMs, true, sink.sinkTo(a.warmupTopic));
-            sink.flush();
-            String error = sink.deleteTopic(a.warmupTopic);
-            System.err.printf("klink-generator: warm-up: %d events into %s in %.1f s%s%n", n, a.warmupTopic,
-                    (System.nanoTime() - t) / 1e9, error == null ? ", topic deleted" : " (not deleted: " + error + ")");
+        if (warmupMs <= 0) {
+            return;
         }
+        long t = System.nanoTime();
+        List<String> topics = warmUpTopics(a);
+        int q = a.topics.size();
+        WarmUp.Outcome w = WarmUp.run(config, catalog, warmupMs, sink,
+                set -> sink.routeTo(topics.subList(set * q, (set + 1) * q)));
+        sink.flush();
+        sink.routeToRunTopics();
+        String error = sink.deleteTopics(topics);
+        System.err.printf("klink-generator: warm-up: %d events into %s-%d-* in %.1f s, JIT %s%s%n", w.events(),
+                a.warmupTopic, ProcessHandle.current().pid(), (System.nanoTime() - t) / 1e9,
+                w.settled() ? "settled" : "still compiling (" + w.lastWindowCompileMs() + " ms in the last "
+                        + WarmUp.WINDOW_MS + " ms)",
+                error == null ? ", topics deleted" : " (not deleted: " + error + ")");
+    }
+
+    /**
+     * Two sets of {@code <prefix>-<pid>-<set>-<i>} (the warm-up alternates between them): unique per
+     * process, so concurrent generators never share them.
+     */
+    private static List<String> warmUpTopics(GeneratorArgs a) {
+        List<String> topics = new ArrayList<>();
+        if (a.warmupMs > 0) {
+            long pid = ProcessHandle.current().pid();
+            for (int set = 0; set < 2; set++) {
+                for (int i = 0; i < a.topics.size(); i++) {
+                    topics.add(a.warmupTopic + "-" + pid + "-" + set + "-" + i);
+                }
+            }
+        }
+        return topics;
     }
 
     private static int finishWithoutRun(GeneratorArgs a, Generator generator, LagStats stats, KafkaSink sink,
@@ -159,7 +183,8 @@ public final class Main {
         if (csv != null) {
             csv.close();
         }
-        writeSummary(a, Summary.render(a, result, System.currentTimeMillis(), 0, sink.errors(), sink.firstError()));
+        writeSummary(a, Summary.render(a, result, System.currentTimeMillis(), 0, java.util.Map.of(), sink.errors(),
+                sink.firstError()));
         return 0;
     }
 

@@ -1,6 +1,7 @@
 package io.klink.generator;
 
 import java.util.List;
+import java.util.Map;
 
 /** Renders the end-of-run summary JSON (one object, pretty-printed with one key per line). */
 final class Summary {
@@ -8,9 +9,12 @@ final class Summary {
     private Summary() {
     }
 
-    /** @param flushS time the final producer flush took (events still buffered in the producer) */
-    static String render(GeneratorArgs a, Generator.Result r, long startMs, double flushS, long sendErrors,
-                         String firstError) {
+    /**
+     * @param flushS          time the final producer flush took (events still buffered in the producer)
+     * @param producerMetrics Kafka producer metrics by name (warm-up included)
+     */
+    static String render(GeneratorArgs a, Generator.Result r, long startMs, double flushS,
+                         Map<String, Double> producerMetrics, long sendErrors, String firstError) {
         List<String> topics = a.topics;
         StringBuilder perTopic = new StringBuilder("{");
         for (int t = 0; t < topics.size(); t++) {
@@ -52,6 +56,12 @@ final class Summary {
                 {"record_key", Json.str("none")},
                 {"compression", Json.str(a.compression)},
                 {"warmup_s", Json.num(a.warmupMs / 1000.0)},
+                // send() blocked for lack of buffer space: the broker, not the generator, set the pace
+                {"producer_blocked_s", Json.num(metric(producerMetrics, "bufferpool-wait-time-ns-total") / 1e9)},
+                {"producer_batch_bytes_avg", Json.num(metric(producerMetrics, "batch-size-avg"))},
+                {"producer_records_per_request_avg", Json.num(metric(producerMetrics, "records-per-request-avg"))},
+                {"producer_compression_rate_avg", Json.num(metric(producerMetrics, "compression-rate-avg"))},
+                {"producer_request_latency_avg_ms", Json.num(metric(producerMetrics, "request-latency-avg"))},
                 {"send_errors", Long.toString(sendErrors)},
                 {"first_send_error", Json.str(firstError)},
         };
@@ -61,5 +71,9 @@ final class Summary {
                     .append(i + 1 < fields.length ? ",\n" : "\n");
         }
         return sb.append("}\n").toString();
+    }
+
+    private static double metric(Map<String, Double> metrics, String name) {
+        return metrics.getOrDefault(name, Double.NaN);
     }
 }

@@ -57,11 +57,11 @@ class GeneratorArgsTest {
         assertEquals(30_000, a.durationMs);
         assertEquals(0, a.warmupMs);
         assertEquals("wu", a.warmupTopic);
-        assertEquals(3000, GeneratorArgs.parse("--bootstrap", "b:1", "--topics", "t", "--duration", "1",
-                "--rate", "5").warmupMs, "default warm-up 3 s");
+        assertEquals(15_000, GeneratorArgs.parse("--bootstrap", "b:1", "--topics", "t", "--duration", "1",
+                "--rate", "5").warmupMs, "default: at most 15 s");
         UsageException e = assertThrows(UsageException.class, () -> GeneratorArgs.parse("--bootstrap", "b:1",
-                "--topics", "t,wu", "--duration", "1", "--rate", "5", "--warmup-topic", "wu"));
-        assertTrue(e.getMessage().contains("also a run topic"), e.getMessage());
+                "--topics", "t,wu-1", "--duration", "1", "--rate", "5", "--warmup-topic", "wu"));
+        assertTrue(e.getMessage().contains("could be a warm-up topic"), e.getMessage());
     }
 
     @Test

@@ -167,7 +167,26 @@ class GeneratorTest {
         assertArrayEquals(new long[]{1000, 1000}, r.result.scheduledPerTopic());
         // unsent k = 500..988 of both topics were overdue by more than 10 ms at 0.999 s
         assertEquals(2 * 489, r.result.behindEvents());
+        // the last (partial) row counts only events that were due before the stop
+        assertEquals("0,1000,2000,978,499.000", r.rows().get(1)); // k = 500 waited 0.500 -> 0.999 s
         assertTrue(r.result.fellBehind());
+    }
+
+    @Test
+    void interruptedRunWithDelayDoesNotCountEventsNotYetDue() {
+        Run r = new Run(1, List.of("q"), 1000, 10_000, "const:300ms");
+        r.sink.afterSend = i -> {
+            if (i == 1699) {        // event 1699 is due at 1.999 s; stop right after sending it
+                r.clock.advance(MS / 2);
+                r.generator.requestStop();
+            }
+        };
+        r.go();
+        assertTrue(r.result.interrupted());
+        assertEquals(1700, r.result.eventsSent());
+        assertEquals(1700, r.result.eventsScheduled(), "events generated but due after the stop do not count");
+        assertEquals(0, r.result.behindEvents());
+        assertEquals(List.of(LagStats.HEADER, "0,700,700,0,0.000", "1,1000,1000,0,0.000"), r.rows());
     }
 
     @Test
