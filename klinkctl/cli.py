@@ -12,6 +12,7 @@ from rich.table import Table
 from klinkctl import __version__, prereqs
 from klinkctl.errors import KlinkError
 from klinkctl.paths import resolve_state_dir
+from klinkctl.results.compare_cli import compare
 from klinkctl.stack import backends
 from klinkctl.stack.base import ComponentStatus
 from klinkctl.stack.spec import StackSpec
@@ -216,7 +217,5 @@ def _print_summary(summary: dict) -> None:
         click.echo(f"FLAG: {flag}")
     click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))
 
-
-from klinkctl.results.compare_cli import compare  # noqa: E402  (registered last: the command is self-contained)
 
 main.add_command(compare)

@@ -82,8 +82,3 @@ def cancel(spec: StackSpec, job_id: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and job_state(spec, job_id) not in TERMINAL_STATES:
         time.sleep(0.3)
-
-
-def running_jobs(spec: StackSpec) -> list[str]:
-    overview = flink.rest_get(spec, "/jobs/overview")
-    return [j["jid"] for j in overview.get("jobs", []) if j["state"] not in TERMINAL_STATES]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
-import psutil
-
 from klinkctl.artifacts import GENERATOR_JAR
 from klinkctl.errors import KlinkError
-from klinkctl.stack.processes import ManagedProcess, stop
+from klinkctl.stack.processes import launch, stop
 
 
 def _java(*args: str) -> list[str]:
@@ -33,12 +32,7 @@ class GeneratorProcess:
     """A running generator: its Popen (for the exit code) and its ManagedProcess (for a sure stop)."""
 
     def __init__(self, argv: list[str], log_file: Path) -> None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_file, "ab") as log:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                          start_new_session=True)
-        self.managed = ManagedProcess("generator", self.popen.pid, psutil.Process(self.popen.pid).create_time(),
-                                      str(log_file))
+        self.popen, self.managed = launch("generator", argv, dict(os.environ), log_file)
 
     def exit_code(self) -> int | None:
         return self.popen.poll()

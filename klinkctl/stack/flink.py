@@ -12,7 +12,6 @@ from pathlib import Path
 
 import yaml
 
-from klinkctl import FLINK_VERSION
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
 from klinkctl.stack.processes import ManagedProcess, spawn
@@ -160,7 +159,3 @@ def registered_taskmanagers(spec: StackSpec) -> int | None:
         return int(rest_get(spec, "/overview").get("taskmanagers", 0))
     except (urllib.error.URLError, OSError, ValueError):
         return None
-
-
-def version_matches(spec: StackSpec) -> bool:
-    return rest_get(spec, "/config").get("flink-version") == FLINK_VERSION

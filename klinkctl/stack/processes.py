@@ -28,14 +28,20 @@ class ManagedProcess:
         return cls(**data)
 
 
-def spawn(name: str, argv: list[str], env: dict[str, str], log_file: Path, port: int | None = None) -> ManagedProcess:
-    """Start argv in its own session (so `down` can signal its whole process group), output to log_file."""
+def launch(name: str, argv: list[str], env: dict[str, str], log_file: Path,
+           port: int | None = None) -> tuple[subprocess.Popen, ManagedProcess]:
+    """Start argv in its own session (so `stop` can signal its whole process group), output to log_file."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "ab") as log:
         proc = subprocess.Popen(
             argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
-    return ManagedProcess(name, proc.pid, psutil.Process(proc.pid).create_time(), str(log_file), port)
+    return proc, ManagedProcess(name, proc.pid, psutil.Process(proc.pid).create_time(), str(log_file), port)
+
+
+def spawn(name: str, argv: list[str], env: dict[str, str], log_file: Path, port: int | None = None) -> ManagedProcess:
+    """launch() for processes that outlive this one (stack components): only the record is kept."""
+    return launch(name, argv, env, log_file, port)[1]
 
 
 def _process(managed: ManagedProcess) -> psutil.Process | None:
