@@ -33,7 +33,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_JAR = REPO / "java-udfs" / "klink-generator" / "target" / "klink-generator.jar"
-DEFAULT_JAVA_OPTS = "-Xms1g -Xmx1g -XX:+UseParallelGC"
+DEFAULT_JAVA_OPTS = "-Xms1536m -Xmx1536m -Xmn1g -XX:+UseParallelGC -XX:+PerfDisableSharedMem"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
