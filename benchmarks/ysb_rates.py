@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -39,6 +40,7 @@ def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespac
         command += ["--marker-interval", "0"]
     if state_dir:
         command += ["--state-dir", state_dir]
+    command += args.bench_args.split()
     before = set(results.iterdir())
     subprocess.run(command, capture_output=True, text=True)
     (run_dir,) = set(results.iterdir()) - before
@@ -53,6 +55,10 @@ def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespac
         "flink": summary["throughput"]["flink_source_records_per_s"] or 0,
         "behind": summary["generator"]["behind_fraction"] or 0,
         "tm_cpu": float(tm_cpu.median()) if len(tm_cpu) else 0,
+        "cycle_us": summary.get("scheduler", {}).get("mean_cycle_us"),
+        "klink_inside": summary.get("estimator", {}).get("klink", {}).get("inside_fraction"),
+        "lr_inside": summary.get("estimator", {}).get("lr", {}).get("inside_fraction"),
+        "run_dir": str(run_dir),
     }
 
 
@@ -74,6 +80,10 @@ def main() -> None:
     parser.add_argument("--markers-off-too", action="store_true")
     parser.add_argument("--policies", default="default", help="comma-separated, e.g. default,rr,klink")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bench-args", default="", help="more `klinkctl bench` options for every run, "
+                        "e.g. '--cores 2 --generator-cpus 0'")
+    parser.add_argument("--keep-results", default=None, help="keep every run directory here (default: discarded)")
+    parser.add_argument("--warm-up-run", action="store_true", help="one discarded run before the measured ones")
     args = parser.parse_args()
     rates = [int(r) for r in args.rates.split(",")]
     variants = [True, False] if args.markers_off_too else [True]
@@ -81,7 +91,11 @@ def main() -> None:
     rows: dict[tuple[int, bool, str], list[dict]] = {(r, m, p): [] for r in rates for m in variants for p in policies}
     order = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        results = Path(tmp)
+        results = Path(args.keep_results) if args.keep_results else Path(tmp)
+        results.mkdir(parents=True, exist_ok=True)
+        if args.warm_up_run:  # the first run after `klinkctl up` meets cold JITs in the broker and TaskManager
+            print(f"warm-up run (discarded): {run(results, args.state_dir, rates[0], args, True, policies[0])}",
+                  file=sys.stderr)
         for rep in range(args.reps):
             plan = list(rows)
             order.shuffle(plan)
@@ -91,17 +105,20 @@ def main() -> None:
                 print(f"rep {rep + 1}/{args.reps} rate {rate} markers {'on' if markers else 'off'} {policy}: "
                       f"{rows[key][-1]}", file=sys.stderr)
     print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
-          f"medians of {args.reps} runs; Kafka + generator + Flink share 2 cores")
+          f"medians of {args.reps} runs; bench options: {args.bench_args or '-'}; "
+          f"Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
     print(f"{'rate/query':>10} {'markers':>7} {'policy':>10} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
-          f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'mean/def':>8} {'p99/def':>8}")
+          f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
+          f"{'cycle us':>8} {'klink in':>8} {'lr in':>6}")
     for (rate, markers, policy), runs in rows.items():
         failed = sum(r["status"] != "completed" for r in runs)
         base = rows.get((rate, markers, "default"))
-        ratios = (f"{med(runs, 'mean') / med(base, 'mean'):>8.2f} {med(runs, 'p99') / med(base, 'p99'):>8.2f}"
-                  if base else f"{'-':>8} {'-':>8}")
+        ratios = (f"{med(runs, 'mean') / med(base, 'mean'):>8.2f} {med(runs, 'p99') / med(base, 'p99'):>8.2f} "
+                  f"{med(runs, 'flink') / med(base, 'flink'):>7.3f}" if base else f"{'-':>8} {'-':>8} {'-':>7}")
         print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>10} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
-              f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {ratios}")
+              f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "
+              f"{med(runs, 'klink_inside'):>8.2f} {med(runs, 'lr_inside'):>6.2f}")
 
 
 if __name__ == "__main__":

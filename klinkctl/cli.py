@@ -57,6 +57,8 @@ def main() -> None:
 @click.option("--jm-memory", default="1024m", show_default=True, help="JobManager process memory.")
 @click.option("--tm-memory", default="1536m", show_default=True, help="TaskManager process memory.")
 @click.option("--kafka-heap", default="512m", show_default=True, help="Kafka broker JVM heap.")
+@click.option("--tm-cpus", default="", help="Pin the TaskManagers to these cores, e.g. 1 or 2-3 (taskset); "
+              "keeps Flink off the cores Kafka and the generator use. [not pinned]")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address every service binds to. Anything but loopback exposes Flink's job-running REST API.")
 @click.option("--kafka-port", type=int, default=9092, show_default=True)
@@ -64,14 +66,14 @@ def main() -> None:
 @click.option("--rpc-port", type=int, default=6123, show_default=True, help="Flink JobManager RPC port.")
 @click.option("--rest-port", type=int, default=8081, show_default=True, help="Flink REST/web port.")
 def up(state_dir: Path | None, backend: str, taskmanagers: int, slots: int, jm_memory: str, tm_memory: str,
-       kafka_heap: str, host: str, kafka_port: int, kafka_controller_port: int, rpc_port: int,
+       kafka_heap: str, tm_cpus: str, host: str, kafka_port: int, kafka_controller_port: int, rpc_port: int,
        rest_port: int) -> None:
     """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
     spec = StackSpec(
         state_dir=resolve_state_dir(state_dir), host=host, kafka_port=kafka_port,
         kafka_controller_port=kafka_controller_port, jobmanager_rpc_port=rpc_port, rest_port=rest_port,
         taskmanagers=taskmanagers, slots=slots, jobmanager_memory=jm_memory, taskmanager_memory=tm_memory,
-        kafka_heap=kafka_heap,
+        kafka_heap=kafka_heap, taskmanager_cpus=tm_cpus,
     ).validate()
     stack = backends.create(backend, spec.state_dir)
     with console.status("starting stack") as spinner:
@@ -182,6 +184,14 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--policy", type=str, help="Scheduling policy (default = plain Flink). [default]")
 @click.option("--watermark-bound", type=str, help="Bounded out-of-orderness B of the watermarks. [1s]")
 @click.option("--marker-interval", type=str, help="Blocking latency marker period per source; 0 = no markers. [200ms]")
+@click.option("--cycle", type=str, help="Scheduler: cycle length r. [120ms]")
+@click.option("--history", type=str, help="Scheduler (klink, LR): epochs of delay history h. [400]")
+@click.option("--confidence", type=str, help="Scheduler (klink): confidence f of the SWM interval, 0 < f < 1. [0.95]")
+@click.option("--memory-bound", type=str, help="Scheduler (klink): memory-used fraction b that starts memory "
+              "management, 0 < b <= 1. [0.8]")
+@click.option("--cores", type=str, help="Scheduler: tasks (klink: pipelines) running at once C. "
+              "[cores of the TaskManager]")
+@click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from klinkctl.artifacts import GENERATOR_JAR
+from klinkctl.cpus import pinned
 from klinkctl.errors import KlinkError
 from klinkctl.stack.processes import launch, stop
 
@@ -54,7 +55,7 @@ class GeneratorProcess:
 
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
           campaign_count: int, ads_per_campaign: int, start_at_ms: int, warmup_ms: int,
-          run_dir: Path) -> GeneratorProcess:
+          run_dir: Path, cpus: str = "") -> GeneratorProcess:
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
                  "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay,
                  "--campaigns", str(campaign_count), "--ads-per-campaign", str(ads_per_campaign),
@@ -62,7 +63,7 @@ def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: fl
                  "--warmup-topic", f"{topics[0]}-warmup",
                  "--stats-file", str(run_dir / "generator.csv"),
                  "--summary-file", str(run_dir / "generator-summary.json"))
-    return GeneratorProcess(argv, run_dir / "generator.log")
+    return GeneratorProcess(pinned(argv, cpus, "--generator-cpus"), run_dir / "generator.log")
 
 
 def summary(run_dir: Path) -> dict:

@@ -38,6 +38,32 @@ def flink_source_rate(throughput: pd.DataFrame, measured: tuple[int, int]) -> fl
     return float(per_second.mean()) if len(per_second) else None
 
 
+def estimator_accuracy(estimator: pd.DataFrame, after_ms: int | None) -> dict:
+    """Per estimator (klink, lr): how many SWMs arrived inside the interval predicted for them
+    (paper Fig. 9c), and the mean absolute error of the predicted mean; SWMs of the warm-up left out."""
+    if estimator.empty:
+        return {}
+    if after_ms is not None:
+        estimator = estimator[estimator["actual_ms"] >= after_ms]
+    out = {}
+    for name, rows in estimator.groupby("estimator"):
+        inside = rows["inside"].astype(str).str.lower().eq("true")
+        out[str(name)] = {"swms": int(len(rows)),
+                          "inside_fraction": float(inside.mean()) if len(rows) else None,
+                          "mean_abs_error_ms": float(rows["error_ms"].abs().mean()) if len(rows) else None,
+                          "confidence": float(rows["confidence"].iloc[0]) if len(rows) else None}
+    return out
+
+
+def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
+    """Cycles the runtime scheduler ran and the time each took (collect + decide + pause/resume)."""
+    if scheduler.empty:
+        return {}
+    cycle_us = scheduler["cycle_ns"] / 1000.0
+    return {"cycles": int(len(scheduler)), "mean_cycle_us": float(cycle_us.mean()),
+            "p99_cycle_us": float(cycle_us.quantile(0.99)), "max_cycle_us": float(cycle_us.max())}
+
+
 def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason: str,
                   measured: tuple[int, int] | None, generator_summary: dict) -> dict:
     """measured = (end of warm-up, end of generation) in epoch ms, None if the run never started."""
@@ -69,6 +95,8 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "generator": {k: generator_summary.get(k) for k in
                       ("events_sent", "events_scheduled", "behind_events", "behind_fraction", "fell_behind",
                        "status")},
+        "scheduler": scheduler_overhead(_read(run_dir / "scheduler.csv")),
+        "estimator": estimator_accuracy(_read(run_dir / "estimator.csv"), measured[0] if measured else None),
         "flags": flags,
     }
 

@@ -114,7 +114,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             job_id = flink_jobs.submit_python_job(spec, ysb.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
             if config.policy != "default":
-                scheduler_control.activate(spec, config.policy, {}, run_dir)
+                scheduler_control.activate(spec, config.policy, config.scheduler_params(), run_dir)
             start_at_ms = int(time.time() * 1000) + START_LEAD_MS
             warmup_until_ms = start_at_ms + config.warmup_ms
             collector = MetricsCollector(spec.bootstrap_servers, plan.metrics_topic, run_dir, run_id,
@@ -124,7 +124,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             sampler.start()
             gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
                                   config.seed, parse_delay(config.delay).spec, config.campaigns,
-                                  config.ads_per_campaign, start_at_ms, GENERATOR_WARMUP_MS, run_dir)
+                                  config.ads_per_campaign, start_at_ms, GENERATOR_WARMUP_MS, run_dir,
+                                  config.generator_cpus)
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
     except KeyboardInterrupt:

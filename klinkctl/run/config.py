@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import parse_delay
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
@@ -34,6 +35,13 @@ class BenchConfig:
     watermark_interval_ms: int = 200
     campaigns: int = 100
     ads_per_campaign: int = 10
+    # runtime scheduler (klink-agent), ignored by `default`: r, h, f, b, C of the paper
+    cycle_ms: int = 120
+    history: int = 400
+    confidence: float = 0.95
+    memory_bound: float = 0.8
+    cores: int | None = None  # None = every core the TaskManager has
+    generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
 
     def validate(self) -> BenchConfig:
         if self.workload not in WORKLOADS:
@@ -50,7 +58,30 @@ class BenchConfig:
         if self.warmup_ms >= self.duration_ms:
             raise KlinkError(f"--warmup ({self.warmup_ms} ms) must be shorter than --duration ({self.duration_ms} ms)")
         parse_delay(self.delay)
+        self._validate_scheduler()
+        if self.generator_cpus:
+            parse_cpu_list(self.generator_cpus, "--generator-cpus")
         return self
+
+    def _validate_scheduler(self) -> None:
+        if self.cycle_ms <= 0:
+            raise KlinkError(f"--cycle must be greater than 0, got {self.cycle_ms} ms")
+        if self.history < 1:
+            raise KlinkError(f"--history must be at least 1 epoch, got {self.history}")
+        if not 0 < self.confidence < 1:
+            raise KlinkError(f"--confidence must be between 0 and 1 (exclusive), e.g. 0.95, got {self.confidence}")
+        if not 0 < self.memory_bound <= 1:
+            raise KlinkError(f"--memory-bound must be in (0, 1], e.g. 0.8, got {self.memory_bound}")
+        if self.cores is not None and self.cores < 1:
+            raise KlinkError(f"--cores must be at least 1, got {self.cores}")
+
+    def scheduler_params(self) -> dict[str, object]:
+        """The agent's parameter names (java-udfs: io.klink.scheduler.policy.PolicyConfig)."""
+        params: dict[str, object] = {"r": self.cycle_ms, "h": self.history, "f": self.confidence,
+                                     "b": self.memory_bound}
+        if self.cores is not None:
+            params["C"] = self.cores
+        return params
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -58,16 +89,26 @@ class BenchConfig:
 
 _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",
-                    "watermark_interval_ms": "watermark-interval"}
+                    "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle"}
 
 
-_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign"}
+_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores"}
+_FLOAT_FIELDS = {"confidence", "memory_bound"}
 
 
 def _integer(value: object, option: str) -> int:
     if isinstance(value, bool) or not str(value).strip().lstrip("-").isdigit():
         raise KlinkError(f"{option} must be a whole number, got {value!r}")
     return int(str(value).strip())
+
+
+def _number(value: object, option: str) -> float:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        return float(str(value).strip())
+    except ValueError:
+        raise KlinkError(f"{option} must be a number, got {value!r}") from None
 
 
 def _option(field: str) -> str:
@@ -88,6 +129,8 @@ def _normalise(raw: dict, source: str) -> dict:
             value = duration_ms(value, _option(name))
         elif name in _INT_FIELDS:
             value = _integer(value, _option(name))
+        elif name in _FLOAT_FIELDS:
+            value = _number(value, _option(name))
         values[name] = value
     return values
 

@@ -14,6 +14,7 @@ import yaml
 
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
+from klinkctl.cpus import pinned
 from klinkctl.stack.processes import ManagedProcess, spawn
 from klinkctl.stack.spec import StackSpec
 
@@ -124,10 +125,11 @@ def script_env(spec: StackSpec, log_dir: Path) -> dict[str, str]:
     return env
 
 
-def _start(spec: StackSpec, component: str, script: str, extra_args: list[str], port: int | None) -> ManagedProcess:
+def _start(spec: StackSpec, component: str, script: str, extra_args: list[str], port: int | None,
+           cpus: str = "") -> ManagedProcess:
     log_dir = component_log_dir(spec, component)
     log_dir.mkdir(parents=True, exist_ok=True)
-    argv = ["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args]
+    argv = pinned(["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args], cpus, "--tm-cpus")
     # start-foreground execs the JVM, so the pid we record is the JobManager/TaskManager itself.
     return spawn(component, argv, script_env(spec, log_dir), log_dir / "launcher.out", port)
 
@@ -138,7 +140,8 @@ def start_jobmanager(spec: StackSpec) -> ManagedProcess:
 
 def start_taskmanager(spec: StackSpec, index: int) -> ManagedProcess:
     name = f"taskmanager-{index}"
-    return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None)
+    return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None,
+                  spec.taskmanager_cpus)
 
 
 def component_log(spec: StackSpec, component: str) -> Path:

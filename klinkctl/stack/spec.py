@@ -6,6 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from klinkctl.cpus import parse_cpu_list
 from klinkctl.errors import KlinkError
 
 MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
@@ -31,6 +32,7 @@ class StackSpec:
     jobmanager_memory: str = "1024m"
     taskmanager_memory: str = "1536m"
     kafka_heap: str = "512m"
+    taskmanager_cpus: str = ""  # cores the TaskManagers are pinned to ("" = not pinned)
     extra_flink_config: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -61,6 +63,8 @@ class StackSpec:
         ]:
             if not MEMORY_SIZE.match(size):
                 raise KlinkError(f"{name} must look like 1024m or 2g, got {size!r}")
+        if self.taskmanager_cpus:
+            parse_cpu_list(self.taskmanager_cpus, "--tm-cpus")
         seen: dict[int, PortSpec] = {}
         for port in self.ports():
             if not 1 <= port.port <= 65535:

@@ -58,3 +58,35 @@ def test_config_file_errors(tmp_path):
     unknown.write_text("speed: 3\n")
     with pytest.raises(KlinkError, match="unknown setting 'speed'"):
         resolve(unknown, {})
+
+
+def test_scheduler_parameters_from_file_and_command_line_reach_the_agent_by_their_paper_names(tmp_path):
+    config_file = tmp_path / "run.yaml"
+    config_file.write_text("bench:\n  policy: klink\n  cycle: 80ms\n  history: 100\n  confidence: 0.9\n")
+    config = resolve(config_file, {"memory_bound": "0.7", "cores": "1"})
+    assert config.scheduler_params() == {"r": 80, "h": 100, "f": 0.9, "b": 0.7, "C": 1}
+    assert "C" not in resolve(None, {}).scheduler_params()  # default: every core of the TaskManager
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"confidence": "1"}, "--confidence must be between 0 and 1"),
+    ({"confidence": "high"}, "--confidence must be a number, got 'high'"),
+    ({"memory_bound": "0"}, r"--memory-bound must be in \(0, 1\]"),
+    ({"cores": "0"}, "--cores must be at least 1"),
+    ({"history": "0"}, "--history must be at least 1 epoch"),
+    ({"cycle": "0ms"}, "--cycle must be greater than 0"),
+])
+def test_out_of_range_scheduler_parameters_are_refused(overrides, message):
+    with pytest.raises(KlinkError, match=message):
+        resolve(None, overrides)
+
+
+def test_cpu_lists_must_name_cores_of_this_machine():
+    from klinkctl.cpus import parse_cpu_list, pinned
+    assert parse_cpu_list("0", "--tm-cpus") == (0,)
+    assert pinned(["java"], "0", "--generator-cpus") == ["taskset", "-c", "0", "java"]
+    assert pinned(["java"], "", "--generator-cpus") == ["java"]
+    with pytest.raises(KlinkError, match="--tm-cpus names core"):
+        parse_cpu_list("999", "--tm-cpus")
+    with pytest.raises(KlinkError, match="--generator-cpus must be a list of cores like 1 or 0,2"):
+        resolve(None, {"generator_cpus": "one"})

@@ -41,3 +41,23 @@ def test_a_generator_within_one_percent_is_not_flagged(tmp_path):
 
 def test_drain_covers_delay_bound_and_watermark_interval():
     assert drain_ms(BenchConfig(delay="const:300ms", watermark_bound_ms=1000, watermark_interval_ms=200)) == 3500
+
+
+def test_estimator_accuracy_counts_swms_inside_their_interval_after_the_warmup(tmp_path):
+    (tmp_path / "estimator.csv").write_text(
+        "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms\n"
+        "klink,0.95,q00,q00,1000,2000.0,10.0,1980.4,2019.6,500,false,-1500.0\n"  # before warm-up end
+        "klink,0.95,q00,q00,4000,5000.0,10.0,4980.4,5019.6,5010,true,10.0\n"
+        "klink,0.95,q01,q01,4000,5000.0,10.0,4980.4,5019.6,5050,false,50.0\n"
+        "lr,0.95,q00,q00,4000,5000.0,30.0,4941.2,5058.8,5010,true,10.0\n")
+    summary = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})
+    assert summary["estimator"]["klink"] == {"swms": 2, "inside_fraction": 0.5, "mean_abs_error_ms": 30.0,
+                                            "confidence": 0.95}
+    assert summary["estimator"]["lr"]["inside_fraction"] == 1.0
+
+
+def test_scheduler_overhead_is_the_cycle_time_in_microseconds(tmp_path):
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions\n"
+                                            "1,rr,4,2,2,1000,a;b\n2,rr,4,2,2,3000,c;d\n")
+    overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
+    assert overhead["cycles"] == 2 and overhead["mean_cycle_us"] == 2.0 and overhead["max_cycle_us"] == 3.0

@@ -5,16 +5,18 @@ import io.klink.scheduler.SchedulingPolicy;
 import io.klink.scheduler.TaskInfo;
 import io.klink.scheduler.TaskSnapshot;
 import io.klink.scheduler.WindowProgress;
+import io.klink.scheduler.policy.EstimatorRecord;
+import io.klink.scheduler.policy.KlinkPolicy;
 import io.klink.scheduler.policy.Policies;
 import io.klink.scheduler.policy.PolicyConfig;
-import java.io.BufferedWriter;
-import java.io.IOException;
+import io.klink.scheduler.policy.SwmInterval;
+import com.sun.management.GcInfo;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.lang.management.ThreadMXBean;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,7 +31,9 @@ import java.util.function.ToLongFunction;
  */
 public final class Scheduler {
 
-    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions";
+    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why";
+    public static final String ESTIMATOR_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
+            + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms";
 
     private final Supplier<List<TaskHandle>> registry;
     private final ToLongFunction<Thread> cpuTime;
@@ -39,7 +43,8 @@ public final class Scheduler {
     private SchedulingPolicy policy;
     private long cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
     private int maxRunning;
-    private BufferedWriter csv;
+    private CsvAppender csv;
+    private CsvAppender estimatorCsv;
     private long cycles;
     private long suspensionsAtActivation;
     private int maxReporting;
@@ -94,19 +99,9 @@ public final class Scheduler {
             control = next;
             return;
         }
-        try {
-            Files.createDirectories(next.runDir());
-            Path file = next.runDir().resolve("scheduler.csv");
-            boolean fresh = !Files.exists(file) || Files.size(file) == 0;
-            csv = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
-            if (fresh) {
-                csv.write(CSV_HEADER);
-                csv.newLine();
-                csv.flush();
-            }
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot write " + next.runDir() + "/scheduler.csv: " + e.getMessage());
+        csv = new CsvAppender(next.runDir(), "scheduler.csv", CSV_HEADER);
+        if (p instanceof KlinkPolicy) {
+            estimatorCsv = new CsvAppender(next.runDir(), "estimator.csv", ESTIMATOR_HEADER);
         }
         for (TaskHandle h : registry.get()) {
             h.lastIn = h.lastOut = h.lastCpuNs = -1;
@@ -141,12 +136,12 @@ public final class Scheduler {
         cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
         maxRunning = defaultCores;
         if (csv != null) {
-            try {
-                csv.close();
-            } catch (IOException ignored) {
-                // the run's directory may be gone already
-            }
+            csv.close();
             csv = null;
+        }
+        if (estimatorCsv != null) {
+            estimatorCsv.close();
+            estimatorCsv = null;
         }
     }
 
@@ -161,7 +156,7 @@ public final class Scheduler {
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
         for (TaskHandle h : handles) {
             infos.add(h.info);
-            snaps.add(collect(h));
+            snaps.add(collect(h, nowMs));
         }
         int reporting = 0;
         for (TaskSnapshot snap : snaps) {
@@ -191,11 +186,16 @@ public final class Scheduler {
         }
         long cycleNs = System.nanoTime() - t0;
         cycles++;
-        writeRow(nowMs, handles.size(), running, paused, cycleNs, decisions.toString());
+        csv.append(nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
+                + cycleNs + "," + decisions.toString().replace(',', '_') + ","
+                + policy.explainLastChoice().replace(',', '_'));
+        if (policy instanceof KlinkPolicy klink) {
+            writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
+        }
         return chosen;
     }
 
-    private TaskSnapshot collect(TaskHandle h) {
+    private TaskSnapshot collect(TaskHandle h, long nowMs) {
         long in = h.probe.recordsIn();
         long out = h.probe.recordsOut();
         long cpu = cpuTime.applyAsLong(h.thread);
@@ -220,38 +220,57 @@ public final class Scheduler {
             watermark = progress.watermark();
             deadline = progress.nextDeadline();
         }
-        // A source's backlog sits in Kafka, out of sight: treat it as always having input.
-        boolean runnable = h.info.isSource() || queued > 0 || dIn > 0;
+        if (h.info.isSource()) {
+            queued = h.backlog.update(nowMs, watermark, in); // in Kafka, out of Flink's sight: estimated
+        }
+        // A source is runnable while it is behind; one that keeps up would hold a slot just waiting for data.
+        boolean runnable = h.info.isSource() ? queued > 0 || watermark == TaskSnapshot.NO_WATERMARK
+                : queued > 0 || dIn > 0;
         return new TaskSnapshot(h.info.taskId(), queued, in, out, h.meanCostNs, h.selectivity, watermark, deadline,
                 TaskSnapshot.UNKNOWN_ARRIVAL, runnable);
     }
 
+    /**
+     * Heap occupied right after the latest garbage collection, as a fraction of the maximum heap: the
+     * live data the TaskManager holds. (Heap used at an arbitrary moment includes garbage and sits
+     * above b most of the time between collections.) 0 before the first collection.
+     */
     private static double memoryUsedFraction() {
-        Runtime rt = Runtime.getRuntime();
-        double used = rt.totalMemory() - rt.freeMemory();
-        double f = used / rt.maxMemory();
-        return Double.isFinite(f) ? Math.min(1.0, Math.max(0.0, f)) : 0.0;
+        GcInfo latest = null;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc instanceof com.sun.management.GarbageCollectorMXBean sun) {
+                GcInfo info = sun.getLastGcInfo();
+                if (info != null && (latest == null || info.getEndTime() > latest.getEndTime())) {
+                    latest = info;
+                }
+            }
+        }
+        long max = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
+        if (latest == null || max <= 0) {
+            return 0.0;
+        }
+        long used = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            MemoryUsage after = pool.getType() == MemoryType.HEAP ? latest.getMemoryUsageAfterGc().get(pool.getName()) : null;
+            if (after != null) {
+                used += after.getUsed();
+            }
+        }
+        return Math.min(1.0, (double) used / max);
     }
 
-    private void writeRow(long nowMs, int tasks, int running, int paused, long cycleNs, String decisions) {
-        if (csv == null) {
-            return;
+    /** One row per SWM: Klink's (and the LR baseline's) predicted interval and the actual ingestion. */
+    private void writeEstimatorRows(List<EstimatorRecord> records, double confidence) {
+        for (EstimatorRecord r : records) {
+            SwmInterval p = r.predicted();
+            estimatorCsv.append(String.join(",", r.estimator(), Double.toString(confidence), r.queryId(),
+                    r.inputQueryId(), Long.toString(r.deadlineMs()), ms(p.meanMs()), ms(p.sigmaMs()), ms(p.tMinMs()),
+                    ms(p.tMaxMs()), Long.toString(r.actualMs()), Boolean.toString(r.inside()), ms(r.errorMs())));
         }
-        try {
-            csv.write(nowMs + "," + policy.name() + "," + tasks + "," + running + "," + paused + "," + cycleNs + ","
-                    + decisions.replace(',', '_'));
-            csv.newLine();
-            csv.flush();
-        } catch (IOException e) {
-            System.err.println("klink-scheduler: cannot append to scheduler.csv (" + e.getMessage()
-                    + "); no more rows for this run");
-            try {
-                csv.close();
-            } catch (IOException ignored) {
-                // nothing more to do
-            }
-            csv = null;
-        }
+    }
+
+    private static String ms(double v) {
+        return String.format(java.util.Locale.ROOT, "%.1f", v);
     }
 
     public long cycles() {

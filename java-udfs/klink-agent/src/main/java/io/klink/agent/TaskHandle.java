@@ -1,5 +1,6 @@
 package io.klink.agent;
 
+import io.klink.scheduler.SourceBacklog;
 import io.klink.scheduler.TaskInfo;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
@@ -32,6 +33,9 @@ public final class TaskHandle {
     long lastCpuNs = -1;
     double meanCostNs;
     double selectivity = Double.NaN;
+    /** Watermarks leave a source every 200 ms (the bench's watermark interval): that much lag is noise. */
+    static final long SOURCE_LAG_TOLERANCE_MS = 250;
+    final SourceBacklog backlog = new SourceBacklog(SOURCE_LAG_TOLERANCE_MS);
 
     public TaskHandle(TaskInfo info, Thread thread, TaskProbe probe) {
         this.info = info;

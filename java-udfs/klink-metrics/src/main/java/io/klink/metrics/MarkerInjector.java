@@ -9,7 +9,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Chained right after a source: forwards its records, emits a blocking latency marker every
  * {@code intervalMs} of wall time ({@code 0} = no markers, to measure their overhead), and puts a watermark probe (the watermark's value and the wall time
  * it left the source task) in front of every new watermark, so the output operator can measure how long
- * watermarks take from source to sink.
+ * watermarks take from source to sink. It also reports each new watermark to the klink scheduler as the
+ * source task's watermark: how far ingestion has got in event time (Klink's delay samples, §3.1).
  */
 public class MarkerInjector extends AbstractStreamOperator<Envelope> implements OneInputStreamOperator<Envelope, Envelope> {
 
@@ -48,6 +49,7 @@ public class MarkerInjector extends AbstractStreamOperator<Envelope> implements 
     public void processWatermark(Watermark mark) throws Exception {
         if (mark.getTimestamp() > lastWatermark) {
             lastWatermark = mark.getTimestamp();
+            SchedulerProgress.report(lastWatermark, Long.MAX_VALUE);
             output.collect(new StreamRecord<>(Envelope.probe(mark.getTimestamp(), System.currentTimeMillis())));
         }
         super.processWatermark(mark);

@@ -29,6 +29,14 @@ public interface SchedulingPolicy {
      */
     List<String> choose(SchedulerState state, int maxRunning);
 
+    /**
+     * Why the last {@link #choose} decided as it did, for the per-cycle log (e.g. each query's slack);
+     * empty if the policy has nothing to add. No commas (it goes into one CSV cell).
+     */
+    default String explainLastChoice() {
+        return "";
+    }
+
     /** True if the framework must never pause anything under this policy (plain Flink + OS). */
     default boolean neverPauses() {
         return false;

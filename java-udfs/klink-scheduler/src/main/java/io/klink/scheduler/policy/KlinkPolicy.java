@@ -46,11 +46,11 @@ import java.util.TreeMap;
  *       A join's slack is the minimum over its inputs (§3.3); its tasks go first, then its inputs'
  *       tasks in increasing slack (the lagging input first). A query without a pending deadline has
  *       slack +∞.</li>
- *   <li><b>Order</b> queries by slack, ties by oldest queued record, then by id (Alg. 1 returns the
- *       argmin; we rank all queries to fill C slots. Alg. 1 starts from min_sl = 0, which would select
- *       nothing when every slack is positive; we take the least slack regardless of sign). Each
- *       query's runnable tasks are taken downstream first; slots left go to idle tasks of the
- *       same queries.</li>
+ *   <li><b>Order</b> queries by slack, ties by the query that ran least recently, then oldest queued
+ *       record, then id. Alg. 1 returns the argmin; we take the C pipelines of least slack that have
+ *       work (then idle ones), each with all its tasks: C counts pipelines here, not tasks (see
+ *       {@link #choosePipelines}). Alg. 1 starts from min_sl = 0, which would select nothing when
+ *       every slack is positive; we take the least slack regardless of sign.</li>
  * </ol>
  *
  * <h2>Memory management (§3.4)</h2>
@@ -85,6 +85,9 @@ public final class KlinkPolicy implements SchedulingPolicy {
     private int memoryModeCycles;
     private int cooldown;
     private Map<String, Double> lastSlacks = Map.of();
+    /** Cycle in which a task of each query last ran: equal slacks (e.g. no deadline yet) take turns. */
+    private final Map<String, Long> lastRunCycle = new TreeMap<>();
+    private long cycle;
 
     /** Per (input stream, windowed query) estimation state. */
     private static final class Tracker {
@@ -117,6 +120,24 @@ public final class KlinkPolicy implements SchedulingPolicy {
         return memoryManagement ? "klink" : "klink-nomm";
     }
 
+    /** f, the confidence of the predicted SWM intervals. */
+    public double confidence() {
+        return config.confidence();
+    }
+
+    /** Each unit's slack in ms ({@code q00=-120;q01=inf}), prefixed {@code mm:} in memory mode. */
+    @Override
+    public String explainLastChoice() {
+        StringBuilder out = new StringBuilder(memoryMode ? "mm:" : "");
+        lastSlacks.forEach((unit, slack) -> {
+            if (out.length() > (memoryMode ? 3 : 0)) {
+                out.append(';');
+            }
+            out.append(unit).append('=').append(Double.isFinite(slack) ? Long.toString(Math.round(slack)) : "inf");
+        });
+        return out.toString();
+    }
+
     /** True while the last cycle was decided by memory management. */
     public boolean inMemoryMode() {
         return memoryMode;
@@ -146,7 +167,7 @@ public final class KlinkPolicy implements SchedulingPolicy {
 
     @Override
     public List<String> choose(SchedulerState state, int maxRunning) {
-        Selection sel = new Selection(maxRunning);
+        Selection sel = new Selection(maxRunning); // forced (aging) tasks, and memory mode's tasks
         Topology topo = Topology.of(state);
         observe(state, topo);
         updateMemoryMode(state.memoryUsedFraction());
@@ -165,14 +186,19 @@ public final class KlinkPolicy implements SchedulingPolicy {
         }
         List<String> order = new ArrayList<>(topo.units());
         order.sort(Comparator.<String>comparingDouble(slack::get)
+                .thenComparingLong(q -> lastRunCycle.getOrDefault(q, -1L))
                 .thenComparingLong(q -> arrivalKey(topo.oldestArrival(q)))
                 .thenComparing(Comparator.naturalOrder()));
 
         aging.overdue(state).forEach(sel::add);
         List<String> taskOrder = new ArrayList<>();
+        List<List<String>> pipelines = new ArrayList<>();
         for (String unit : order) {
-            taskOrder.addAll(topo.unitTasks(unit, inputOrder.get(unit)));
+            List<String> tasks = topo.unitTasks(unit, inputOrder.get(unit));
+            taskOrder.addAll(tasks);
+            pipelines.add(tasks);
         }
+        List<String> chosen;
         if (memoryMode) {
             List<String> reliefTasks = reliefTasks(state, topo, slack);
             sel.addRunnable(state, reliefTasks);
@@ -184,17 +210,54 @@ public final class KlinkPolicy implements SchedulingPolicy {
             }
             sel.addRunnable(state, nonSource);
             sel.fillIdle(nonSource);
+            chosen = sel.toList();
         } else {
-            sel.addRunnable(state, taskOrder);
-            sel.fillIdle(taskOrder);
+            chosen = choosePipelines(state, sel.toList(), pipelines, maxRunning);
         }
 
-        List<String> chosen = sel.toList();
+        cycle++;
+        lastRunCycle.keySet().retainAll(topo.queries());
+        for (String id : chosen) {
+            lastRunCycle.put(state.tasks().get(id).queryId(), cycle);
+        }
         aging.update(state, chosen);
         lastChosen = new HashSet<>(chosen);
         prevNow = state.nowMs();
         lastSlacks = Collections.unmodifiableMap(slack);
         return chosen;
+    }
+
+    /**
+     * The pipelines of the {@code forced} tasks, then up to {@code maxUnits} in all, the pipelines of
+     * least slack that have work, then idle ones (they cost nothing and take input arriving during the
+     * cycle); each with all its tasks.
+     * Klink selects queries (Alg. 1 returns a query): the tasks of one pipeline feed each other and
+     * take turns on a core, whereas counting them one by one against C would let a cheap downstream
+     * task, which only has input while its source runs, take the slot its own source needs.
+     */
+    private static List<String> choosePipelines(SchedulerState state, List<String> forced,
+                                                List<List<String>> pipelines, int maxUnits) {
+        Set<String> ids = new java.util.LinkedHashSet<>(forced);
+        int units = 0;
+        for (List<String> tasks : pipelines) {
+            if (tasks.stream().anyMatch(forced::contains)) {
+                ids.addAll(tasks);
+                units++;
+            }
+        }
+        for (List<String> tasks : pipelines) {
+            if (units < maxUnits && tasks.stream().anyMatch(state::runnable)) {
+                ids.addAll(tasks);
+                units++;
+            }
+        }
+        for (List<String> tasks : pipelines) {
+            if (units < maxUnits && !ids.containsAll(tasks)) {
+                ids.addAll(tasks);
+                units++;
+            }
+        }
+        return List.copyOf(ids);
     }
 
     // ------------------------------------------------------------------ observation

@@ -55,7 +55,7 @@ class KlinkPolicyTest {
         SchedulerState s0 = Fx.state(T0, 1000, 0.1, queries("W1", "W2"),
                 snap("W1-src").wm(T0), snap("W1-win").queued(4).cost(1e9).deadline(T0 + 7000).wm(T0),
                 snap("W2-src").wm(T0), snap("W2-win").queued(4).cost(1e9).deadline(T0 + 6000).wm(T0));
-        assertEquals(List.of("W2-win"), a.choose(s0, 1));
+        assertEquals(List.of("W2-win", "W2-src"), a.choose(s0, 1)); // one pipeline, all its tasks
         assertTrue(a.lastSlacks().get("W2") < a.lastSlacks().get("W1"));
 
         // (b) t = 2 s: Klink has processed two of W2's events (2 left, cost 2 s) while W1 holds 5 (cost 5 s).
@@ -66,7 +66,7 @@ class KlinkPolicyTest {
         SchedulerState s2 = Fx.state(T0 + 2000, 1000, 0.1, queries("W1", "W2"),
                 snap("W1-src").wm(T0 + 2000), snap("W1-win").queued(5).cost(1e9).deadline(T0 + 7000).wm(T0 + 2000),
                 snap("W2-src").wm(T0 + 2000), snap("W2-win").queued(2).cost(1e9).deadline(T0 + 6000).wm(T0 + 2000));
-        assertEquals(List.of("W1-win"), b.choose(s2, 1));
+        assertEquals(List.of("W1-win", "W1-src"), b.choose(s2, 1));
         // W1's slack is exactly Eq. 8 with mean = deadline, σ = r, cost = 5 s (hand-checkable via KlinkMath)
         double mean = T0 + 7000;
         double expected = KlinkMath.expectedSlack(T0 + 2000, mean, 1000, mean - Z95 * 1000, mean + Z95 * 1000, 1000, 5000);
@@ -101,8 +101,8 @@ class KlinkPolicyTest {
         // A's input holds 3 s of work, B's 0.1 s: sl(A→J) ≈ 5 − 3 = 2 s, sl(B→J) ≈ 4.9 s, sl(Q) ≈ 4 − 1 = 3 s.
         // J's slack is the minimum (A's), which beats Q: J runs, its lagging input A first.
         KlinkPolicy k = klink(100, Map.of());
-        List<String> chosen = k.choose(joinState(3000), 2);
-        assertEquals(List.of("A-map", "B-map"), chosen);
+        List<String> chosen = k.choose(joinState(3000), 1);
+        assertEquals(List.of("J-join", "A-map", "A-src", "B-map", "B-src"), chosen);
         double mean = T0 + 5000;
         double slackA = KlinkMath.expectedSlack(T0, mean, 100, mean - Z95 * 100, mean + Z95 * 100, 100, 3000);
         double slackB = KlinkMath.expectedSlack(T0, mean, 100, mean - Z95 * 100, mean + Z95 * 100, 100, 100);
@@ -130,7 +130,7 @@ class KlinkPolicyTest {
                 snap("X-src").wm(T0 - 20_000), snap("X-win").queued(200).cost(1e6).deadline(T0 - 5000).wm(T0 - 20_000),
                 snap("Y-src").wm(T0 + 10), snap("Y-win").queued(50).cost(1e6).deadline(T0).wm(T0 - 500),
                 snap("Z-src").wm(T0), snap("Z-win").queued(50).cost(1e6).deadline(T0 + 10_000).wm(T0));
-        assertEquals(List.of("X-win", "Y-win", "Z-win"), k.choose(s, 3));
+        assertEquals(List.of("X-win", "X-src", "Y-win", "Y-src", "Z-win", "Z-src"), k.choose(s, 3));
         assertEquals(-200.0, k.lastSlacks().get("X"), 1e-9);
         assertEquals(-50.0, k.lastSlacks().get("Y"), 1e-9);
         assertTrue(k.lastSlacks().get("Z") > 9000);
@@ -207,7 +207,7 @@ class KlinkPolicyTest {
     @Test
     void memoryManagementTriggersAtBAndExitsBelowIt() {
         KlinkPolicy k = klink(100, Map.of("b", "0.8"));
-        assertEquals("S-map", k.choose(memoryState(T0, 0.79), 1).get(0), "below b: least slack");
+        assertEquals(List.of("S-win", "S-map", "S-src"), k.choose(memoryState(T0, 0.79), 1), "below b: least slack");
         assertFalse(k.inMemoryMode());
         List<String> mm = k.choose(memoryState(T0 + 100, 0.8), 3);
         assertTrue(k.inMemoryMode(), "memory ≥ b triggers");
@@ -231,7 +231,7 @@ class KlinkPolicyTest {
     @Test
     void klinkWithoutMemoryManagementKeepsSlackOrder() {
         KlinkPolicy k = (KlinkPolicy) Policies.create("klink-nomm", Map.of("r", "100", "age", "0"));
-        assertEquals("S-map", k.choose(memoryState(T0, 0.99), 1).get(0));
+        assertEquals(List.of("S-win", "S-map", "S-src"), k.choose(memoryState(T0, 0.99), 1));
         assertFalse(k.inMemoryMode());
     }
 
@@ -250,6 +250,7 @@ class KlinkPolicyTest {
                     snap("A-src").wm(now), snap("A-win").queued(100).cost(1e6).deadline(now + 500).wm(now),
                     snap("B-src").queued(100).cost(1e6)), 1));
         }
-        assertEquals(List.of(List.of("A-win"), List.of("A-win"), List.of("A-win"), List.of("B-src"), List.of("A-win")), got);
+        List<String> a = List.of("A-win", "A-src");
+        assertEquals(List.of(a, a, a, List.of("B-src"), a), got);
     }
 }
