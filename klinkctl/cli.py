@@ -179,7 +179,9 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--duration", type=str, help="Event generation time, e.g. 60s, 2m. [60s]")
 @click.option("--warmup", type=str, help="Leading time left out of the summary (rows kept). [10s]")
 @click.option("--window", type=str, help="Tumbling window size (YSB 10s, the paper's variant 3s). [10s]")
-@click.option("--delay", type=str, help="Network delay model, e.g. const:300ms. [const:0ms]")
+@click.option("--delay", type=str, help="Network delay of each event (sent at event_time + delay): const:300ms, "
+              "uniform:0-2s, normal:300ms:50ms, exp:240ms, gamma:60:4ms, lognormal:200ms:0.5, pareto:100ms:2.5, "
+              "zipf:0.99:0-2s (seeded). [const:0ms]")
 @click.option("--seed", type=str, help="Seed of events, campaigns and window offsets. [42]")
 @click.option("--policy", type=str, help="Scheduling policy (default = plain Flink). [default]")
 @click.option("--watermark-bound", type=str, help="Bounded out-of-orderness B of the watermarks. [1s]")
@@ -223,6 +225,19 @@ def _print_summary(summary: dict) -> None:
     behind = gen.get("behind_fraction")
     click.echo(f"generator: {gen.get('events_sent')} events sent, behind schedule "
                f"{(behind or 0):.2%} of events; late events dropped by windows: {summary['late_dropped']}")
+    delay = summary.get("delay") or {}
+    if delay.get("samples"):
+        click.echo(f"network delay {delay['model']}: mean {delay['observed_mean_ms']:.1f} ms sent vs "
+                   f"{delay['requested_mean_ms']:.1f} requested, p99 {delay['observed_p99_ms']:.0f} vs "
+                   f"{delay['requested_p99_ms']:.0f}; KS D = {delay['ks_statistic']:.4f}")
+    scheduler = summary.get("scheduler") or {}
+    if scheduler.get("cycles"):
+        click.echo(f"scheduler: {scheduler['cycles']} cycles, {scheduler['mean_cycle_us']:.0f} µs per cycle "
+                   f"(p99 {scheduler['p99_cycle_us']:.0f} µs)")
+    for name, acc in (summary.get("estimator") or {}).items():
+        if acc.get("swms"):
+            click.echo(f"estimator {name}: {acc['inside_fraction']:.0%} of {acc['swms']} SWMs inside the predicted "
+                       f"{acc['confidence']:.0%} interval, mean |error| {acc['mean_abs_error_ms']:.0f} ms")
     for flag in summary["flags"]:
         click.echo(f"FLAG: {flag}")
     click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))

@@ -1,32 +1,155 @@
 """Network delay models (DESIGN.md §4): the generator sends each event at event_time + a sampled delay.
 
-One spec syntax on the CLI and in configs, `<model>:<parameters>`; the generator (Java) parses the same
-spec and samples from it. This module validates a spec before anything starts.
+One spec syntax on the CLI and in configs, `<model>:<parameters>`; the generator (Java,
+`io.klink.generator.DelayModels`) parses the same spec and samples from it, rounding to whole ms. This
+module validates a spec before anything starts and gives the requested distribution (SciPy) against
+which observed delays are tested.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
 
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-EXPECTED_FORMS = "const:<duration> (e.g. const:300ms, const:0)"
+EXPECTED_FORMS = ("const:<d> (const:300ms), uniform:<low>-<high> (uniform:0-2s), normal:<mean>:<sigma> "
+                  "(normal:300ms:50ms), exp:<mean> (exp:240ms), gamma:<k>:<theta> (gamma:60:4ms), "
+                  "lognormal:<median>:<sigma> (lognormal:200ms:0.5), pareto:<scale>:<shape> (pareto:100ms:2.5), "
+                  "zipf:<s>:<low>-<high> (zipf:0.99:0-2s); durations in whole ms")
 
 
 @dataclass(frozen=True)
 class DelayModel:
     spec: str
     kind: str
-    mean_ms: float
+    distribution: object  # a frozen scipy.stats distribution of the delay in ms (before rounding)
+    discrete: bool
+
+    @property
+    def mean_ms(self) -> float:
+        return float(self.distribution.mean())
+
+    def quantile_ms(self, q: float) -> float:
+        return float(self.distribution.ppf(q))
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _args(params: str, count: int) -> list[str]:
+    parts = params.split(":")
+    if len(parts) != count or not all(parts):
+        raise _Bad(f"needs {count} argument(s)")
+    return parts
+
+
+def _ms(text: str, positive: bool = False) -> int:
+    try:
+        value = duration_ms(text, "a delay", default_unit="ms")
+    except KlinkError:
+        raise _Bad(f"{text!r} is not a duration") from None
+    if positive and value <= 0:
+        raise _Bad(f"{text!r} must be > 0")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise _Bad(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise _Bad(f"{text!r} must be > 0")
+    return value
+
+
+def _range(text: str) -> tuple[int, int]:
+    low, dash, high = text.partition("-")
+    if not dash or not low or not high:
+        raise _Bad(f"{text!r} is not a range like 0-2s")
+    unit = re.sub(r"^[0-9.]+", "", high.strip())
+    lo, hi = _ms(low + (unit if re.fullmatch(r"[0-9.]+", low.strip()) else "")), _ms(high)
+    if lo > hi:
+        raise _Bad(f"range {text!r} has its lower end above its upper end")
+    return lo, hi
+
+
+def _model(kind: str, params: str) -> DelayModel:
+    if kind == "const":
+        (d,) = _args(params, 1)
+        value = _ms(d)
+        return DelayModel(f"const:{value}ms", kind, stats.rv_discrete(values=([value], [1.0])), True)
+    if kind == "uniform":
+        lo, hi = _range(params)
+        return DelayModel(f"uniform:{lo}ms-{hi}ms", kind, stats.randint(lo, hi + 1), True)
+    if kind == "normal":
+        mean, sigma = _args(params, 2)
+        mu, sd = _ms(mean), _ms(sigma, positive=True)
+        return DelayModel(f"normal:{mu}ms:{sd}ms", kind, stats.truncnorm(-mu / sd, np.inf, loc=mu, scale=sd), False)
+    if kind == "exp":
+        (mean,) = _args(params, 1)
+        mu = _ms(mean, positive=True)
+        return DelayModel(f"exp:{mu}ms", kind, stats.expon(scale=mu), False)
+    if kind == "gamma":
+        k, theta = _args(params, 2)
+        shape, scale = _number(k), _number(theta.removesuffix("ms"))
+        return DelayModel(f"gamma:{shape:g}:{scale:g}ms", kind, stats.gamma(shape, scale=scale), False)
+    if kind == "lognormal":
+        median, sigma = _args(params, 2)
+        m, s = _ms(median, positive=True), _number(sigma)
+        return DelayModel(f"lognormal:{m}ms:{s:g}", kind, stats.lognorm(s, scale=m), False)
+    if kind == "pareto":
+        scale, shape = _args(params, 2)
+        xm, alpha = _ms(scale, positive=True), _number(shape)
+        return DelayModel(f"pareto:{xm}ms:{alpha:g}", kind, stats.pareto(alpha, scale=xm), False)
+    if kind == "zipf":
+        s, span = _args(params, 2)
+        exponent, (lo, hi) = _number(s), _range(span)
+        # delay = lo + (k - 1) ms, P(k) ∝ k^-s for k = 1..hi-lo+1 (the generator's zipf)
+        return DelayModel(f"zipf:{exponent:g}:{lo}ms-{hi}ms", kind,
+                          stats.zipfian(exponent, hi - lo + 1, loc=lo - 1), True)
+    raise _Bad("unknown model")
 
 
 def parse_delay(spec: str) -> DelayModel:
-    kind, _, params = spec.strip().partition(":")
-    if kind == "const" and params:
-        try:
-            delay = duration_ms(params, "the constant delay")
-        except KlinkError:
-            raise KlinkError(f"malformed delay spec {spec!r}; expected {EXPECTED_FORMS}") from None
-        return DelayModel(f"const:{delay}ms", "const", float(delay))
-    raise KlinkError(f"malformed or unknown delay spec {spec!r}; expected {EXPECTED_FORMS}")
+    kind, colon, params = str(spec).strip().partition(":")
+    if not colon or not params:
+        raise KlinkError(f"malformed delay spec {spec!r}; expected one of {EXPECTED_FORMS}")
+    try:
+        return _model(kind, params)
+    except _Bad as problem:
+        raise KlinkError(f"malformed delay spec {spec!r} ({problem}); expected one of {EXPECTED_FORMS}") from None
+
+
+def fit_report(model: DelayModel, delays_ms: np.ndarray, counts: np.ndarray | None = None) -> dict:
+    """How well observed whole-ms delays (each with a count, default 1) match the requested model: mean
+    and p99 requested vs observed, and a Kolmogorov–Smirnov test. Continuous models are compared after
+    the generator's rounding to whole ms (F(x + 0.5) at the observed values); for discrete ones the
+    statistic is exact and the p-value conservative. With millions of events any systematic deviation,
+    even a few ms of generator lag, gives a tiny p-value: read the statistic (largest CDF gap) first."""
+    values = np.asarray(delays_ms, dtype=float)
+    weights = np.ones_like(values) if counts is None else np.asarray(counts, dtype=float)
+    order = np.argsort(values)
+    values, weights = values[order], weights[order]
+    n = float(weights.sum())
+    if n == 0:
+        return {"samples": 0}
+    support, first = np.unique(values, return_index=True)
+    cumulative = np.cumsum(weights)
+    upper = cumulative[np.r_[first[1:] - 1, len(values) - 1]] / n  # empirical CDF at each support point
+    lower = np.r_[0.0, upper[:-1]]  # just below it
+    dist = model.distribution
+    cdf = dist.cdf(support if model.discrete else support + 0.5)
+    below = dist.cdf(support - 1 if model.discrete else support - 0.5)
+    statistic = float(max(np.max(np.abs(upper - cdf)), np.max(np.abs(lower - below))))
+    p99 = float(support[np.searchsorted(upper, 0.99)])
+    return {"samples": int(n), "requested_mean_ms": model.mean_ms,
+            "observed_mean_ms": float(np.dot(values, weights) / n),
+            "requested_p99_ms": model.quantile_ms(0.99), "observed_p99_ms": p99,
+            "ks_statistic": statistic, "ks_pvalue": float(stats.kstwo(int(n)).sf(statistic))}

@@ -62,7 +62,8 @@ def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: fl
                  "--start-at-ms", str(start_at_ms), "--warmup", f"{warmup_ms}ms",
                  "--warmup-topic", f"{topics[0]}-warmup",
                  "--stats-file", str(run_dir / "generator.csv"),
-                 "--summary-file", str(run_dir / "generator-summary.json"))
+                 "--summary-file", str(run_dir / "generator-summary.json"),
+                 "--delays-file", str(run_dir / "delays.csv"))
     return GeneratorProcess(pinned(argv, cpus, "--generator-cpus"), run_dir / "generator.log")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from klinkctl.delay import fit_report, parse_delay
 from klinkctl.results.stats import latency_summary
 
 GENERATOR_BEHIND_LIMIT = 0.01  # DESIGN.md §4: more than 1 % of events behind schedule -> flagged
@@ -55,6 +56,22 @@ def estimator_accuracy(estimator: pd.DataFrame, after_ms: int | None) -> dict:
     return out
 
 
+def windows_expected(config: dict, measured: tuple[int, int] | None) -> int | None:
+    """Windows every query should fire with an end inside the measured span: a policy that starves a
+    query fires fewer, and its missing windows have no latency row at all (the mean would hide them)."""
+    if not measured or not config.get("window_ms") or not config.get("queries"):
+        return None
+    return int(config["queries"]) * max(0, (measured[1] - measured[0]) // int(config["window_ms"]) - 1)
+
+
+def delay_fit(run_dir: Path, spec: str | None) -> dict:
+    """The delays events were actually sent with (the generator's delays.csv) against the requested model."""
+    delays = _read(run_dir / "delays.csv")
+    if delays.empty or not spec:
+        return {}
+    return {"model": spec, **fit_report(parse_delay(spec), delays["delay_ms"].to_numpy(), delays["events"].to_numpy())}
+
+
 def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     """Cycles the runtime scheduler ran and the time each took (collect + decide + pause/resume)."""
     if scheduler.empty:
@@ -73,6 +90,10 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     throughput = _read(run_dir / "throughput.csv")
     behind = generator_summary.get("behind_fraction")
     flags = []
+    expected, fired = windows_expected(config, measured), len(_measured(latency, "swm_latency_ms"))
+    if expected and fired < expected:
+        flags.append(f"only {fired} of at least {expected} windows fired in the measured span: "
+                     "queries were starved; their latency is not in the statistics")
     if behind is not None and behind > GENERATOR_BEHIND_LIMIT:
         flags.append(f"generator fell behind schedule for {behind:.1%} of events (limit 1 %): "
                      "the measured latency may hide coordinated omission")
@@ -87,6 +108,8 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "marker_latency_ms": latency_summary(_measured(markers, "latency_ms")),
         "watermark_propagation_ms": latency_summary(_measured(watermarks, "propagation_ms")),
         "windows_fired": int(len(latency)),
+        "windows_measured": len(_measured(latency, "swm_latency_ms")),
+        "windows_expected": windows_expected(config, measured),
         "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),
@@ -95,6 +118,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "generator": {k: generator_summary.get(k) for k in
                       ("events_sent", "events_scheduled", "behind_events", "behind_fraction", "fell_behind",
                        "status")},
+        "delay": delay_fit(run_dir, config.get("delay")),
         "scheduler": scheduler_overhead(_read(run_dir / "scheduler.csv")),
         "estimator": estimator_accuracy(_read(run_dir / "estimator.csv"), measured[0] if measured else None),
         "flags": flags,

@@ -95,7 +95,7 @@ def sigterm_as_interrupt():
 
 def drain_ms(config: BenchConfig) -> int:
     """How long after the last event the last fireable window needs to reach the output operator."""
-    return int(parse_delay(config.delay).mean_ms) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
+    return int(parse_delay(config.delay).quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
 
 
 def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_processes: dict[str, int],

@@ -61,3 +61,19 @@ def test_scheduler_overhead_is_the_cycle_time_in_microseconds(tmp_path):
                                             "1,rr,4,2,2,1000,a;b\n2,rr,4,2,2,3000,c;d\n")
     overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
     assert overhead["cycles"] == 2 and overhead["mean_cycle_us"] == 2.0 and overhead["max_cycle_us"] == 3.0
+
+
+def test_summary_tests_the_delays_events_were_sent_with_against_the_requested_model(tmp_path):
+    (tmp_path / "delays.csv").write_text("delay_ms,events\n300,990\n301,10\n")
+    fit = build_summary(tmp_path, "r", {"delay": "const:300ms"}, "completed", "", (0, 10), {})["delay"]
+    assert fit["model"] == "const:300ms" and fit["samples"] == 1000
+    assert fit["observed_mean_ms"] == 300.01 and fit["observed_p99_ms"] == 300
+    assert abs(fit["ks_statistic"] - 0.01) < 1e-9  # 1 % of the events were sent 1 ms late
+
+
+def test_a_starved_query_is_flagged_by_its_missing_windows(tmp_path):
+    write_latency(tmp_path, [(100, False)] * 3)
+    config = {"queries": 2, "window_ms": 1000}
+    summary = build_summary(tmp_path, "r", config, "completed", "", (0, 5_000), {})
+    assert summary["windows_expected"] == 8 and summary["windows_measured"] == 3
+    assert "only 3 of at least 8 windows fired" in summary["flags"][0]

@@ -47,6 +47,7 @@ public final class Generator {
     private final Clock clock;
     private final EventSink sink;
     private final LagStats stats;
+    private DelayHistogram sentDelays;
     private volatile boolean stopRequested;
     private volatile boolean skipEndAccounting;
 
@@ -68,6 +69,11 @@ public final class Generator {
         this.clock = clock;
         this.sink = sink;
         this.stats = stats;
+    }
+
+    /** Counts the delay every event is actually sent with (send time − event time) into {@code h}. */
+    public void recordSentDelays(DelayHistogram h) {
+        this.sentDelays = h;
     }
 
     /** Asks the loop to stop at its next iteration (from a shutdown hook, any thread). */
@@ -179,7 +185,11 @@ public final class Generator {
     private void sendHead(long now) {
         long scheduled = queue.peekSendAt();
         int t = queue.peekTopic();
-        byte[] value = codec.encode(queue.peekPacked(), queue.peekEventTimeMs());
+        long eventTimeMs = queue.peekEventTimeMs();
+        if (sentDelays != null) {
+            sentDelays.add(startMs + now / 1_000_000L - eventTimeMs);
+        }
+        byte[] value = codec.encode(queue.peekPacked(), eventTimeMs);
         queue.removeFirst();
         sink.send(t, value);
         stats.onSent(t, scheduled, now);

@@ -24,7 +24,7 @@ public final class GeneratorArgs {
             "  --rate N                  events per second per topic (required unless --max-rate)",
             "  --duration D              generation period, e.g. 30s, 2m, 500ms; bare number = seconds (required)",
             "  --seed N                  random seed: same seed and counts -> same ids and events (default 42)",
-            "  --delay SPEC              network delay model: const:<duration>, e.g. const:300ms, const:1.5s (default const:0)",
+            "  --delay SPEC              network delay model (default const:0); " + DelayModels.EXPECTED,
             "  --campaigns N             number of campaigns (default 100)",
             "  --ads-per-campaign N      ads per campaign (default 10)",
             "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
@@ -40,6 +40,8 @@ public final class GeneratorArgs {
             "  --linger-ms N             producer linger.ms (default 5)",
             "  --batch-size N            producer batch.size in bytes (default 262144)",
             "  --print-campaigns         print {campaign_id: [ad_id, ...]} as JSON and exit",
+            "  --delays-file FILE        write delay_ms,events: the delays events were actually sent with",
+            "  --sample-delays N         print N delays (ms, one per line) drawn from --delay for topic 0 of --seed and exit",
             "  --help                    this text",
             "",
             "Exit codes: 0 done, 1 runtime failure (e.g. Kafka unreachable), 2 bad command line;",
@@ -47,7 +49,8 @@ public final class GeneratorArgs {
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
-            "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size");
+            "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
+            "--delays-file");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -62,9 +65,11 @@ public final class GeneratorArgs {
     public int adsPerCampaign = 10;
     public Path statsFile;
     public Path summaryFile;
+    public Path delaysFile;
     public Long startAtMs;
     public boolean maxRate;
     public boolean printCampaigns;
+    public int sampleDelays;
     public boolean help;
     public long warmupMs = 15_000;
     public String warmupTopic = "klink-generator-warmup";
@@ -107,7 +112,7 @@ public final class GeneratorArgs {
             }
             a.set(flag, value);
         }
-        if (a.help || a.printCampaigns) {
+        if (a.help || a.printCampaigns || a.sampleDelays > 0) {
             return a;
         }
         if (a.bootstrap == null || a.bootstrap.isBlank()) {
@@ -161,9 +166,11 @@ public final class GeneratorArgs {
                 }
             }
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
+            case "--sample-delays" -> sampleDelays = parsePositiveInt(flag, v);
             case "--ads-per-campaign" -> adsPerCampaign = parsePositiveInt(flag, v);
             case "--stats-file" -> statsFile = Path.of(v);
             case "--summary-file" -> summaryFile = Path.of(v);
+            case "--delays-file" -> delaysFile = Path.of(v);
             case "--start-at-ms" -> startAtMs = parseLong(flag, v);
             case "--warmup" -> {
                 try {

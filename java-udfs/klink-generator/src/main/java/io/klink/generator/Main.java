@@ -35,6 +35,15 @@ public final class Main {
             System.out.println(YsbCatalog.create(args.seed, args.campaigns, args.adsPerCampaign).campaignsJson());
             return;
         }
+        if (args.sampleDelays > 0) {
+            java.util.SplittableRandom rng = SeedStreams.of(args.seed, 1).delays[0];
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < args.sampleDelays; i++) {
+                out.append(args.delay.sampleDelayMs(rng)).append('\n');
+            }
+            System.out.print(out);
+            return;
+        }
         int code;
         try {
             code = run(args);
@@ -55,6 +64,8 @@ public final class Main {
 
         KafkaSink sink = new KafkaSink(a.bootstrap, a.topics, a.compression, a.lingerMs, a.batchSize);
         Generator generator = new Generator(config, a.seed, catalog, Clock.SYSTEM, sink, stats);
+        DelayHistogram sentDelays = new DelayHistogram();
+        generator.recordSentDelays(sentDelays);
 
         // SIGTERM/SIGINT: stop the loop, let this thread flush and write the summary, then exit.
         CountDownLatch done = new CountDownLatch(1);
@@ -107,6 +118,11 @@ public final class Main {
             sink.close();
             if (csv != null) {
                 csv.close();
+            }
+            if (a.delaysFile != null) {
+                try (Writer out = open(a.delaysFile)) {
+                    sentDelays.writeCsv(out);
+                }
             }
             String summary = Summary.render(a, result, startMs, flushS, producerMetrics, sink.errors(),
                     sink.firstError());
