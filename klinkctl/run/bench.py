@@ -135,10 +135,21 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     finally:
         progress("stopping generator, job and collectors")
         _teardown(spec, plan, job_id, gen, collector, sampler)
+    if status == "completed" and not scheduler_ran(config, run_dir):
+        status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
+                                    "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
     measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) if warmup_until_ms else None
     summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured, generator.summary(run_dir))
     write_summary(run_dir, summary)
     return RunOutcome(run_dir, summary)
+
+
+def scheduler_ran(config: BenchConfig, run_dir: Path) -> bool:
+    """False if a policy was asked for but no TaskManager ran a single cycle of it (e.g. it failed to load)."""
+    if config.policy == "default":
+        return True
+    table = run_dir / "scheduler.csv"
+    return table.is_file() and len(table.read_text().splitlines()) > 1
 
 
 def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.GeneratorProcess,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import urllib.error
 import urllib.request
@@ -79,7 +80,7 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "blob.storage.directory": str(tmp / "blob"),
         "env.stdout-err.redirect-to-file": True,
         "env.java.opts.all": f"{_shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
-        "env.java.opts.taskmanager": f"-javaagent:{artifacts.agent_jar}=statusDir={agent_status_dir(spec)}",
+        "env.java.opts.taskmanager": f"-javaagent:{installed_agent_jar(spec)}=statusDir={agent_status_dir(spec)}",
         "python.executable": sys.executable,
         "python.client.executable": sys.executable,
     }
@@ -98,17 +99,29 @@ def write_conf_dir(spec: StackSpec, artifacts: Artifacts) -> Path:
     return conf
 
 
+def installed_agent_jar(spec: StackSpec) -> Path:
+    return flink_dir(spec) / "agent" / "klink-agent.jar"
+
+
 def write_lib_dir(spec: StackSpec, artifacts: Artifacts) -> Path:
-    """One classpath for JobManager, TaskManagers and client: Flink's lib, flink-python, the connector, our jars."""
+    """One classpath for JobManager, TaskManagers and client: Flink's lib, flink-python, the connector, our jars.
+
+    Our own jars (and the agent) are copied, not linked: a JVM reads classes from its jars lazily, so
+    rebuilding java-udfs while the stack runs would otherwise change them under the running TaskManagers
+    (seen: NoClassDefFoundError for a policy class first used after a rebuild)."""
     home = flink_home()
     lib = lib_dir(spec)
     lib.mkdir(parents=True, exist_ok=True)
     for stale in lib.iterdir():
         stale.unlink()
-    wanted = [*sorted((home / "lib").glob("*.jar")), *sorted((home / "opt").glob("flink-python-*.jar")),
-              artifacts.connector_jar, *artifacts.udf_jars]
-    for jar in wanted:
+    for jar in [*sorted((home / "lib").glob("*.jar")), *sorted((home / "opt").glob("flink-python-*.jar")),
+                artifacts.connector_jar]:
         (lib / jar.name).symlink_to(jar)
+    for jar in artifacts.udf_jars:
+        shutil.copy2(jar, lib / jar.name)
+    agent = installed_agent_jar(spec)
+    agent.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(artifacts.agent_jar, agent)
     return lib
 
 

@@ -19,7 +19,7 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
     assert summary["status"] == "completed"
 
     cycles = pd.read_csv(run_dir / "scheduler.csv")
-    assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions"]
+    assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why"]
     assert (cycles["policy"] == "rr").all()
     assert len(cycles) >= 50  # one row per 120 ms cycle over the run
     assert (cycles["paused"] > 0).any()
@@ -30,3 +30,28 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
     assert set(latency["query"]) == {"q00", "q01"}  # paused tasks were resumed: every query produced windows
     # the control file is gone: the next run starts on plain Flink
     assert not (running_stack.state_dir / "agent" / "control.json").exists()
+
+
+def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firing(running_stack, tmp_path):
+    result = running_stack("bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "500",
+                           "--duration", "16s", "--warmup", "4s", "--window", "2s", "--delay", "const:200ms",
+                           "--policy", "klink", "--cores", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = tmp_path.iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "completed"
+
+    cycles = pd.read_csv(run_dir / "scheduler.csv")
+    assert (cycles["policy"] == "klink").all() and len(cycles) >= 50
+    slacks = cycles["why"].dropna()
+    assert slacks.str.contains("q00=").any() and slacks.str.contains(r"q01=-?\d", regex=True).any()
+    running_queries = cycles["decisions"].dropna().str.findall(r"(q\d\d):").map(set)
+    assert (running_queries.map(len) <= 1).all()  # C = 1: one pipeline at a time
+    assert set().union(*running_queries) == {"q00", "q01"}  # neither query was starved
+
+    swms = pd.read_csv(run_dir / "estimator.csv")
+    assert set(swms["estimator"]) == {"klink", "lr"} and set(swms["query"]) == {"q00", "q01"}
+    assert summary["estimator"]["klink"]["swms"] > 0
+    assert summary["scheduler"]["cycles"] == len(cycles)
+    latency = pd.read_csv(run_dir / "latency.csv")
+    assert set(latency["query"]) == {"q00", "q01"}

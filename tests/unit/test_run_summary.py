@@ -77,3 +77,13 @@ def test_a_starved_query_is_flagged_by_its_missing_windows(tmp_path):
     summary = build_summary(tmp_path, "r", config, "completed", "", (0, 5_000), {})
     assert summary["windows_expected"] == 8 and summary["windows_measured"] == 3
     assert "only 3 of at least 8 windows fired" in summary["flags"][0]
+
+
+def test_a_policy_run_without_scheduler_cycles_is_not_a_measurement_of_that_policy(tmp_path):
+    from klinkctl.run.bench import scheduler_ran
+    assert scheduler_ran(BenchConfig(policy="default"), tmp_path)
+    assert not scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n")
+    assert not scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n1,fcfs,4,2,2,5,a,\n")
+    assert scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)

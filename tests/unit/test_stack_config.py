@@ -37,8 +37,9 @@ def test_flink_writes_only_inside_the_state_dir():
     assert "--add-opens=java.base/java.lang=ALL-UNNAMED" in config["env.java.opts.all"]  # shipped opts kept
 
 
-def test_taskmanagers_get_the_agent_and_python_is_this_venv():
+def test_taskmanagers_get_the_agent_from_the_state_dir_and_python_is_this_venv():
+    # a copy made at `up`: rebuilding java-udfs must not change the jar under a running TaskManager
     config = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
     assert config["env.java.opts.taskmanager"] == \
-        "-javaagent:/src/klink-agent.jar=statusDir=/srv/klink-state/agent"
+        "-javaagent:/srv/klink-state/flink/agent/klink-agent.jar=statusDir=/srv/klink-state/agent"
     assert config["python.executable"] == config["python.client.executable"] == sys.executable
