@@ -108,16 +108,17 @@ def main() -> None:
           f"medians of {args.reps} runs; bench options: {args.bench_args or '-'}; "
           f"Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
     print(f"{'rate/query':>10} {'markers':>7} {'policy':>10} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
-          f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
+          f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'no win':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
           f"{'cycle us':>8} {'klink in':>8} {'lr in':>6}")
     for (rate, markers, policy), runs in rows.items():
         failed = sum(r["status"] != "completed" for r in runs)
+        windowless = sum(r["mean"] is None for r in runs)  # no window fired after warm-up: starved, not fast
         base = rows.get((rate, markers, "default"))
         ratios = (f"{med(runs, 'mean') / med(base, 'mean'):>8.2f} {med(runs, 'p99') / med(base, 'p99'):>8.2f} "
                   f"{med(runs, 'flink') / med(base, 'flink'):>7.3f}" if base else f"{'-':>8} {'-':>8} {'-':>7}")
         print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>10} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
-              f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "
+              f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {windowless:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "
               f"{med(runs, 'klink_inside'):>8.2f} {med(runs, 'lr_inside'):>6.2f}")
 
 
