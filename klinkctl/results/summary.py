@@ -76,6 +76,10 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     """Cycles the runtime scheduler ran and the time each took (collect + decide + pause/resume)."""
     if scheduler.empty:
         return {}
+    # cycles with no task registered (before the job's tasks start, after they end) are not overhead of the run
+    scheduler = scheduler[scheduler["tasks"] > 0]
+    if scheduler.empty:
+        return {}
     cycle_us = scheduler["cycle_ns"] / 1000.0
     return {"cycles": int(len(scheduler)), "mean_cycle_us": float(cycle_us.mean()),
             "p99_cycle_us": float(cycle_us.quantile(0.99)), "max_cycle_us": float(cycle_us.max())}

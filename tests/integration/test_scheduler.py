@@ -52,6 +52,7 @@ def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firi
     swms = pd.read_csv(run_dir / "estimator.csv")
     assert set(swms["estimator"]) == {"klink", "lr"} and set(swms["query"]) == {"q00", "q01"}
     assert summary["estimator"]["klink"]["swms"] > 0
-    assert summary["scheduler"]["cycles"] == len(cycles)
+    # the TaskManager may append an idle cycle (no tasks) after the summary was written
+    assert summary["scheduler"]["cycles"] == (cycles["tasks"] > 0).sum()
     latency = pd.read_csv(run_dir / "latency.csv")
     assert set(latency["query"]) == {"q00", "q01"}
