@@ -49,10 +49,9 @@ def estimator_accuracy(estimator: pd.DataFrame, after_ms: int | None) -> dict:
     out = {}
     for name, rows in estimator.groupby("estimator"):
         inside = rows["inside"].astype(str).str.lower().eq("true")
-        out[str(name)] = {"swms": int(len(rows)),
-                          "inside_fraction": float(inside.mean()) if len(rows) else None,
-                          "mean_abs_error_ms": float(rows["error_ms"].abs().mean()) if len(rows) else None,
-                          "confidence": float(rows["confidence"].iloc[0]) if len(rows) else None}
+        out[str(name)] = {"swms": int(len(rows)), "inside_fraction": float(inside.mean()),
+                          "mean_abs_error_ms": float(rows["error_ms"].abs().mean()),
+                          "confidence": float(rows["confidence"].iloc[0])}
     return out
 
 
@@ -93,8 +92,9 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     watermarks = _read(run_dir / "watermarks.csv")
     throughput = _read(run_dir / "throughput.csv")
     behind = generator_summary.get("behind_fraction")
+    swm_latencies = _measured(latency, "swm_latency_ms")
+    expected, fired = windows_expected(config, measured), len(swm_latencies)
     flags = []
-    expected, fired = windows_expected(config, measured), len(_measured(latency, "swm_latency_ms"))
     if expected and fired < expected:
         flags.append(f"only {fired} of at least {expected} windows fired in the measured span: "
                      "queries were starved; their latency is not in the statistics")
@@ -108,12 +108,12 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "workload": config.get("workload"),
         "policy": config.get("policy"),
         "warmup_until_ms": measured[0] if measured else None,
-        "swm_latency_ms": latency_summary(_measured(latency, "swm_latency_ms")),
+        "swm_latency_ms": latency_summary(swm_latencies),
         "marker_latency_ms": latency_summary(_measured(markers, "latency_ms")),
         "watermark_propagation_ms": latency_summary(_measured(watermarks, "propagation_ms")),
         "windows_fired": int(len(latency)),
-        "windows_measured": len(_measured(latency, "swm_latency_ms")),
-        "windows_expected": windows_expected(config, measured),
+        "windows_measured": fired,
+        "windows_expected": expected,
         "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),

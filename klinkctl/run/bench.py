@@ -149,7 +149,11 @@ def scheduler_ran(config: BenchConfig, run_dir: Path) -> bool:
     if config.policy == "default":
         return True
     table = run_dir / "scheduler.csv"
-    return table.is_file() and len(table.read_text().splitlines()) > 1
+    if not table.is_file():
+        return False
+    with table.open() as rows:
+        rows.readline()  # the header
+        return bool(rows.readline())  # at least one cycle
 
 
 def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.GeneratorProcess,

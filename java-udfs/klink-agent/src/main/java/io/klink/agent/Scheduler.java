@@ -20,6 +20,7 @@ import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -34,6 +35,10 @@ public final class Scheduler {
     public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why";
     public static final String ESTIMATOR_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
             + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms";
+
+    private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
+    private static final List<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
+            .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).toList();
 
     private final Supplier<List<TaskHandle>> registry;
     private final ToLongFunction<Thread> cpuTime;
@@ -237,7 +242,7 @@ public final class Scheduler {
      */
     private static double memoryUsedFraction() {
         GcInfo latest = null;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        for (GarbageCollectorMXBean gc : GC_BEANS) {
             if (gc instanceof com.sun.management.GarbageCollectorMXBean sun) {
                 GcInfo info = sun.getLastGcInfo();
                 if (info != null && (latest == null || info.getEndTime() > latest.getEndTime())) {
@@ -250,8 +255,9 @@ public final class Scheduler {
             return 0.0;
         }
         long used = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            MemoryUsage after = pool.getType() == MemoryType.HEAP ? latest.getMemoryUsageAfterGc().get(pool.getName()) : null;
+        Map<String, MemoryUsage> afterGc = latest.getMemoryUsageAfterGc();
+        for (String pool : HEAP_POOLS) {
+            MemoryUsage after = afterGc.get(pool);
             if (after != null) {
                 used += after.getUsed();
             }

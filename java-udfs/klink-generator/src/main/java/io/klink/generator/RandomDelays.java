@@ -43,6 +43,14 @@ final class RandomDelays {
         return Durations.parseMillis(text, "ms");
     }
 
+    static long positiveMillis(String text, String what) {
+        long ms = millis(text);
+        if (ms <= 0) {
+            throw new IllegalArgumentException(what + " must be > 0");
+        }
+        return ms;
+    }
+
     /** {@code 0-2s}, {@code 100ms-1s}: a bare lower bound takes the upper bound's unit. */
     static long[] range(String text) {
         int dash = text.indexOf('-');
@@ -86,11 +94,7 @@ final class RandomDelays {
     record Normal(long meanMs, long sigmaMs) implements DelayModel {
         static Normal parseArgument(String a) {
             String[] p = args(a, 2, "normal:<mean>:<sigma>, e.g. normal:300ms:50ms");
-            long sigma = millis(p[1]);
-            if (sigma <= 0) {
-                throw new IllegalArgumentException("sigma must be > 0");
-            }
-            return new Normal(millis(p[0]), sigma);
+            return new Normal(millis(p[0]), positiveMillis(p[1], "sigma"));
         }
 
         @Override
@@ -113,11 +117,7 @@ final class RandomDelays {
     /** {@code exp:<mean>}, e.g. exp:240ms (the thesis' EC/EG network delay). */
     record Exponential(long meanMs) implements DelayModel {
         static Exponential parseArgument(String a) {
-            long mean = millis(args(a, 1, "exp:<mean>, e.g. exp:240ms")[0]);
-            if (mean <= 0) {
-                throw new IllegalArgumentException("mean must be > 0");
-            }
-            return new Exponential(mean);
+            return new Exponential(positiveMillis(args(a, 1, "exp:<mean>, e.g. exp:240ms")[0], "mean"));
         }
 
         @Override
@@ -174,11 +174,7 @@ final class RandomDelays {
     record Lognormal(long medianMs, double sigma) implements DelayModel {
         static Lognormal parseArgument(String a) {
             String[] p = args(a, 2, "lognormal:<median>:<sigma>, e.g. lognormal:200ms:0.5");
-            long median = millis(p[0]);
-            if (median <= 0) {
-                throw new IllegalArgumentException("median must be > 0");
-            }
-            return new Lognormal(median, positive(p[1], "sigma"));
+            return new Lognormal(positiveMillis(p[0], "median"), positive(p[1], "sigma"));
         }
 
         @Override
@@ -196,11 +192,7 @@ final class RandomDelays {
     record Pareto(long scaleMs, double shape) implements DelayModel {
         static Pareto parseArgument(String a) {
             String[] p = args(a, 2, "pareto:<scale>:<shape>, e.g. pareto:100ms:2.5");
-            long scale = millis(p[0]);
-            if (scale <= 0) {
-                throw new IllegalArgumentException("scale must be > 0");
-            }
-            return new Pareto(scale, positive(p[1], "shape"));
+            return new Pareto(positiveMillis(p[0], "scale"), positive(p[1], "shape"));
         }
 
         @Override

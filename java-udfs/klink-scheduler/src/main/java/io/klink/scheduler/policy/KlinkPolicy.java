@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -237,7 +238,7 @@ public final class KlinkPolicy implements SchedulingPolicy {
      */
     private static List<String> choosePipelines(SchedulerState state, List<String> forced,
                                                 List<List<String>> pipelines, int maxUnits) {
-        Set<String> ids = new java.util.LinkedHashSet<>(forced);
+        Set<String> ids = new LinkedHashSet<>(forced);
         int units = 0;
         for (List<String> tasks : pipelines) {
             if (tasks.stream().anyMatch(forced::contains)) {
