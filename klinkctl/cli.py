@@ -181,7 +181,12 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--window", type=str, help="Tumbling window size (YSB 10s, the paper's variant 3s). [10s]")
 @click.option("--delay", type=str, help="Network delay of each event (sent at event_time + delay): const:300ms, "
               "uniform:0-2s, normal:300ms:50ms, exp:240ms, gamma:60:4ms, lognormal:200ms:0.5, pareto:100ms:2.5, "
-              "zipf:0.99:0-2s (seeded). [const:0ms]")
+              "zipf:0.99:0-2s (seeded); or a thesis preset of network + inter-event models: preset:CC (const 150ms, "
+              "gaps const), preset:GG (gamma:60:4ms, gaps gamma k=2), preset:EC (exp:240ms, gaps const), preset:EG "
+              "(exp:240ms, gaps gamma k=2). [const:0ms]")
+@click.option("--inter-event", type=str, help="Inter-event generation gaps of each query's events, mean 1/rate: "
+              "const (exact schedule) or gamma:<k> (bursty; gamma:2 at --rate 1000 = the thesis' Gamma(2, 0.5ms)). "
+              "[const, or the preset's]")
 @click.option("--seed", type=str, help="Seed of events, campaigns and window offsets. [42]")
 @click.option("--policy", type=str, help="Scheduling policy (default = plain Flink). [default]")
 @click.option("--watermark-bound", type=str, help="Bounded out-of-orderness B of the watermarks. [1s]")

@@ -1,9 +1,11 @@
-"""Network delay models (DESIGN.md §4): the generator sends each event at event_time + a sampled delay.
+"""Delay models (DESIGN.md §4): the generator sends each event at event_time + a sampled network delay,
+and spaces a topic's events by inter-event generation gaps.
 
 One spec syntax on the CLI and in configs, `<model>:<parameters>`; the generator (Java,
-`io.klink.generator.DelayModels`) parses the same spec and samples from it, rounding to whole ms. This
-module validates a spec before anything starts and gives the requested distribution (SciPy) against
-which observed delays are tested.
+`io.klink.generator.DelayModels`, `Gaps`) parses the same spec and samples from it, rounding delays to
+whole ms. This module validates a spec before anything starts and gives the requested distribution
+(SciPy) against which observed delays are tested. `preset:<name>` names a network + inter-event pair of
+the Aion thesis (Ch. 4 experiments).
 """
 
 from __future__ import annotations
@@ -20,7 +22,33 @@ from klinkctl.units import duration_ms
 EXPECTED_FORMS = ("const:<d> (const:300ms), uniform:<low>-<high> (uniform:0-2s), normal:<mean>:<sigma> "
                   "(normal:300ms:50ms), exp:<mean> (exp:240ms), gamma:<k>:<theta> (gamma:60:4ms), "
                   "lognormal:<median>:<sigma> (lognormal:200ms:0.5), pareto:<scale>:<shape> (pareto:100ms:2.5), "
-                  "zipf:<s>:<low>-<high> (zipf:0.99:0-2s); durations in whole ms")
+                  "zipf:<s>:<low>-<high> (zipf:0.99:0-2s), preset:<CC|GG|EC|EG> (preset:EG); durations in whole ms")
+GAP_FORMS = "const, gamma:<k> (gamma:2; the mean gap is always 1/rate), or gamma:<k>:<theta> with k·theta = 1/rate"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A thesis delay setting: network delay model + inter-event generation gap model, as the thesis gives
+    them (its streams run at 1000 events/s, so a 1 ms mean gap); klinkctl keeps the gap's shape and scales
+    it to --rate."""
+
+    network: str
+    inter_event: str
+
+    @property
+    def inter_event_shape(self) -> str:
+        """The gap model without its scale (`gamma:2`, `const`), to be applied at any --rate."""
+        kind, _, params = self.inter_event.partition(":")
+        return kind if kind == "const" else f"{kind}:{params.split(':')[0]}"
+
+
+#: Aion thesis, Ch. 4 setup: C = constant, G = gamma, E = exponential; network first, then inter-event.
+PRESETS = {
+    "CC": Preset(network="const:150ms", inter_event="const:1ms"),
+    "GG": Preset(network="gamma:60:4ms", inter_event="gamma:2:0.5ms"),
+    "EC": Preset(network="exp:240ms", inter_event="const:1ms"),
+    "EG": Preset(network="exp:240ms", inter_event="gamma:2:0.5ms"),
+}
 
 
 @dataclass(frozen=True)
@@ -117,7 +145,21 @@ def _model(kind: str, params: str) -> DelayModel:
     raise _Bad("unknown model")
 
 
+def preset(spec: str) -> Preset | None:
+    """The preset a `preset:<name>` spec names (None for any other spec); unknown names are an error."""
+    kind, _, name = str(spec).strip().partition(":")
+    if kind != "preset":
+        return None
+    if name.upper() not in PRESETS:
+        raise KlinkError(f"unknown delay preset {name!r}; valid: {', '.join('preset:' + p for p in PRESETS)}")
+    return PRESETS[name.upper()]
+
+
 def parse_delay(spec: str) -> DelayModel:
+    """The network delay model of a spec; a preset gives its network part."""
+    named = preset(spec)
+    if named is not None:
+        return parse_delay(named.network)
     kind, colon, params = str(spec).strip().partition(":")
     if not colon or not params:
         raise KlinkError(f"malformed delay spec {spec!r}; expected one of {EXPECTED_FORMS}")
@@ -153,3 +195,57 @@ def fit_report(model: DelayModel, delays_ms: np.ndarray, counts: np.ndarray | No
             "observed_mean_ms": float(np.dot(values, weights) / n),
             "requested_p99_ms": model.quantile_ms(0.99), "observed_p99_ms": p99,
             "ks_statistic": statistic, "ks_pvalue": float(stats.kstwo(int(n)).sf(statistic))}
+
+
+@dataclass(frozen=True)
+class GapModel:
+    """Inter-event generation gaps of a topic at a given rate; mean gap = 1 / rate."""
+
+    spec: str  # e.g. gamma:2:0.5ms (absolute, for the record)
+    generator_arg: str  # what the generator's --gaps takes: const or gamma:<k> (it scales to --rate itself)
+    distribution: object  # frozen scipy.stats distribution of one gap in ms
+
+    @property
+    def mean_ms(self) -> float:
+        return float(self.distribution.mean())
+
+
+def parse_inter_event(spec: str, rate: int) -> GapModel:
+    """`const`, `gamma:<k>`, or an absolute `const:<gap>` / `gamma:<k>:<theta>` whose mean must be 1/rate."""
+    mean_gap_ms = 1000.0 / rate
+    kind, _, params = str(spec).strip().partition(":")
+    try:
+        shape = _gap_shape(kind, params, mean_gap_ms)
+    except _Bad as problem:
+        raise KlinkError(f"malformed inter-event spec {spec!r} ({problem}); expected {GAP_FORMS}") from None
+    if shape is None:
+        return GapModel(f"const:{mean_gap_ms:g}ms", "const", stats.rv_discrete(values=([mean_gap_ms], [1.0])))
+    theta = mean_gap_ms / shape
+    return GapModel(f"gamma:{shape:g}:{theta:g}ms", f"gamma:{shape:g}", stats.gamma(shape, scale=theta))
+
+
+def _gap_shape(kind: str, params: str, mean_gap_ms: float) -> float | None:
+    """The gamma shape k of a gap spec, None for constant gaps; absolute forms must match the rate."""
+    if kind == "const":
+        if params:
+            _same_mean(_positive_ms(params), mean_gap_ms, f"const:{params}")
+        return None
+    if kind != "gamma" or not params:
+        raise _Bad("unknown model")
+    parts = params.split(":")
+    if len(parts) > 2 or not all(parts):
+        raise _Bad("needs gamma:<k> or gamma:<k>:<theta>")
+    shape = _number(parts[0])
+    if len(parts) == 2:
+        _same_mean(shape * _positive_ms(parts[1]), mean_gap_ms, f"gamma:{params}")
+    return shape
+
+
+def _positive_ms(text: str) -> float:
+    return _number(text.strip().removesuffix("ms"))
+
+
+def _same_mean(gap_ms: float, mean_gap_ms: float, spec: str) -> None:
+    if not np.isclose(gap_ms, mean_gap_ms, rtol=1e-6):
+        raise _Bad(f"{spec} has a mean gap of {gap_ms:g} ms = {1000 / gap_ms:g} events/s, but --rate asks for "
+                   f"{1000 / mean_gap_ms:g}; give the shape only (const, gamma:<k>) to follow --rate")

@@ -54,10 +54,10 @@ class GeneratorProcess:
 
 
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
-          campaign_count: int, ads_per_campaign: int, start_at_ms: int, warmup_ms: int,
+          gaps: str, campaign_count: int, ads_per_campaign: int, start_at_ms: int, warmup_ms: int,
           run_dir: Path, cpus: str = "") -> GeneratorProcess:
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
-                 "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay,
+                 "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps,
                  "--campaigns", str(campaign_count), "--ads-per-campaign", str(ads_per_campaign),
                  "--start-at-ms", str(start_at_ms), "--warmup", f"{warmup_ms}ms",
                  "--warmup-topic", f"{topics[0]}-warmup",

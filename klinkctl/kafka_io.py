@@ -6,7 +6,8 @@ import json
 import time
 from collections.abc import Callable, Iterable
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+import numpy as np
+from confluent_kafka import TIMESTAMP_LOG_APPEND_TIME, Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from klinkctl.errors import KlinkError
@@ -26,8 +27,13 @@ def _wait_all(futures: dict, what: str, tolerated: tuple[int, ...] = ()) -> None
                 raise KlinkError(f"could not {what} topic {topic}: {error.args[0].str()}") from error
 
 
-def recreate_topics(bootstrap: str, topics: Iterable[str], partitions: int = 1) -> None:
-    """Fresh, empty topics: delete any left from an earlier run, then create them."""
+#: Topic setting under which the broker stamps every record with the time it appended it: the "ingestion"
+#: time observed network delays are measured at.
+APPEND_TIME = {"message.timestamp.type": "LogAppendTime"}
+
+
+def recreate_topics(bootstrap: str, topics: Iterable[str], partitions: int = 1, config: dict | None = None) -> None:
+    """Fresh, empty topics: delete any left from an earlier run, then create them (with `config`)."""
     names = list(topics)
     admin = _admin(bootstrap)
     existing = set(admin.list_topics(timeout=10).topics)
@@ -35,7 +41,7 @@ def recreate_topics(bootstrap: str, topics: Iterable[str], partitions: int = 1) 
     if stale:
         _wait_all(admin.delete_topics(stale), "delete", (KafkaError.UNKNOWN_TOPIC_OR_PART,))
         _until(lambda: not set(stale) & set(admin.list_topics(timeout=10).topics), 30, "topic deletion")
-    new = [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in names]
+    new = [NewTopic(t, num_partitions=partitions, replication_factor=1, config=config or {}) for t in names]
     deadline = time.monotonic() + 30
     while True:  # a just-deleted topic can still be "marked for deletion" for a moment
         try:
@@ -84,6 +90,31 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
     finally:
         consumer.close()
     return records
+
+
+def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, chunks: int = 100) -> np.ndarray:
+    """Kafka append time − event_time (ms) of records spread evenly over each topic (partition 0): `chunks`
+    runs of consecutive records per topic, `budget` records in all. Topics must use APPEND_TIME."""
+    per_chunk = max(1, budget // (len(topics) * chunks)) if topics else 0
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-delays-{time.time_ns()}",
+                         "enable.auto.commit": False, "logger": QUIET_CLIENT_LOGGER})
+    delays: list[int] = []
+    try:
+        for topic in topics:
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+            for start in np.unique(np.linspace(low, max(low, high - per_chunk), chunks).astype(int)):
+                consumer.assign([TopicPartition(topic, 0, int(start))])
+                delays += [_append_delay(m) for m in consumer.consume(per_chunk, timeout=5) if not m.error()]
+    finally:
+        consumer.close()
+    return np.array([d for d in delays if d is not None], dtype=float)
+
+
+def _append_delay(message) -> int | None:
+    kind, appended_at = message.timestamp()
+    if kind != TIMESTAMP_LOG_APPEND_TIME:
+        return None
+    return appended_at - json.loads(message.value())["event_time"]
 
 
 def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

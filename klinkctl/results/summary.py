@@ -63,12 +63,26 @@ def windows_expected(config: dict, measured: tuple[int, int] | None) -> int | No
     return int(config["queries"]) * max(0, (measured[1] - measured[0]) // int(config["window_ms"]) - 1)
 
 
+#: Where observed delays come from, best first: Kafka append time − event time (sampled by the harness,
+#: includes link delay such as netem and producer batching), and the generator's send time − event time.
+DELAY_OBSERVATIONS = {"kafka_append": "ingestion-delays.csv", "generator_send": "delays.csv"}
+
+
 def delay_fit(run_dir: Path, spec: str | None) -> dict:
-    """The delays events were actually sent with (the generator's delays.csv) against the requested model."""
-    delays = _read(run_dir / "delays.csv")
-    if delays.empty or not spec:
+    """The delays observed at ingestion against the requested model, plus the send-side fit when both exist."""
+    if not spec:
         return {}
-    return {"model": spec, **fit_report(parse_delay(spec), delays["delay_ms"].to_numpy(), delays["events"].to_numpy())}
+    model = parse_delay(spec)
+    fits = {}
+    for where, file in DELAY_OBSERVATIONS.items():
+        table = _read(run_dir / file)
+        if not table.empty:
+            fits[where] = fit_report(model, table["delay_ms"].to_numpy(), table["events"].to_numpy())
+    if not fits:
+        return {}
+    measured_at = next(iter(fits))
+    return {"model": spec, "network_model": model.spec, "measured_at": measured_at, **fits[measured_at],
+            "at_send": fits.get("generator_send") if measured_at != "generator_send" else None}
 
 
 def scheduler_overhead(scheduler: pd.DataFrame) -> dict:

@@ -13,12 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import yaml
 
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.run import scheduler_control
-from klinkctl.delay import parse_delay
 from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
@@ -71,6 +72,8 @@ def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec:
     resolved = {
         "run": run_id,
         "bench": config.to_dict(),
+        # what --delay and --inter-event resolve to (presets expanded, gaps at this rate)
+        "models": {"network_delay": config.network_delay().spec, "inter_event": config.gaps().spec},
         "stack": spec.to_dict(),
         "versions": {"klinkctl": __version__, "flink": FLINK_VERSION, "kafka": KAFKA_VERSION,
                      "flink_kafka_connector": FLINK_KAFKA_CONNECTOR_VERSION},
@@ -95,7 +98,7 @@ def sigterm_as_interrupt():
 
 def drain_ms(config: BenchConfig) -> int:
     """How long after the last event the last fireable window needs to reach the output operator."""
-    return int(parse_delay(config.delay).quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
+    return int(config.network_delay().quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
 
 
 def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_processes: dict[str, int],
@@ -108,7 +111,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     try:
         with sigterm_as_interrupt():
             progress("creating fresh topics")
-            kafka_io.recreate_topics(spec.bootstrap_servers, plan.all_topics)
+            kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
+            kafka_io.recreate_topics(spec.bootstrap_servers, [plan.metrics_topic])
             job_config = ysb.write_job_config(plan, config, spec.bootstrap_servers, run_dir)
             progress("submitting jobs/ysb.py")
             job_id = flink_jobs.submit_python_job(spec, ysb.JOB_SCRIPT, ["--config", str(job_config.resolve())])
@@ -123,8 +127,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
             gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
-                                  config.seed, parse_delay(config.delay).spec, config.campaigns,
-                                  config.ads_per_campaign, start_at_ms, GENERATOR_WARMUP_MS, run_dir,
+                                  config.seed, config.network_delay().spec, config.gaps().generator_arg,
+                                  config.campaigns, config.ads_per_campaign, start_at_ms, GENERATOR_WARMUP_MS, run_dir,
                                   config.generator_cpus)
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
@@ -134,7 +138,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         status, reason = "failed", str(error)
     finally:
         progress("stopping generator, job and collectors")
-        _teardown(spec, plan, job_id, gen, collector, sampler)
+        _teardown(spec, plan, run_dir, job_id, gen, collector, sampler)
     if status == "completed" and not scheduler_ran(config, run_dir):
         status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                     "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
@@ -179,8 +183,9 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
         time.sleep(0.5)
 
 
-def _teardown(spec: StackSpec, plan: ysb.YsbPlan, job_id: str | None, gen: generator.GeneratorProcess | None,
-              collector: MetricsCollector | None, sampler: ResourceSampler | None) -> None:
+def _teardown(spec: StackSpec, plan: ysb.YsbPlan, run_dir: Path, job_id: str | None,
+              gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
+              sampler: ResourceSampler | None) -> None:
     # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
     scheduler_control.deactivate(spec)
     if gen is not None:
@@ -195,6 +200,16 @@ def _teardown(spec: StackSpec, plan: ysb.YsbPlan, job_id: str | None, gen: gener
     if sampler is not None:
         sampler.stop()
     try:
+        if gen is not None:
+            write_ingestion_delays(spec, plan, run_dir)
         kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)
     except KlinkError:
         pass
+
+
+def write_ingestion_delays(spec: StackSpec, plan: ysb.YsbPlan, run_dir: Path) -> None:
+    """ingestion-delays.csv: delay_ms,events of Kafka append time − event time, sampled over the input topics."""
+    delays = kafka_io.ingestion_delays(spec.bootstrap_servers, plan.input_topics)
+    if delays.size:
+        values, counts = np.unique(delays.astype(int), return_counts=True)
+        pd.DataFrame({"delay_ms": values, "events": counts}).to_csv(run_dir / "ingestion-delays.csv", index=False)

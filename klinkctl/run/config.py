@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from klinkctl.cpus import parse_cpu_list
-from klinkctl.delay import parse_delay
+from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
@@ -27,7 +27,8 @@ class BenchConfig:
     duration_ms: int = 60_000
     warmup_ms: int = 10_000
     window_ms: int = 10_000  # YSB's 10 s; the paper's variant uses 3 s
-    delay: str = "const:0ms"
+    delay: str = "const:0ms"  # network delay model, or preset:<CC|GG|EC|EG> (network + inter-event)
+    inter_event: str = ""  # inter-event gap model; "" = the preset's, else const (the exact schedule)
     seed: int = 42
     policy: str = "default"
     watermark_bound_ms: int = 1000  # bounded out-of-orderness B
@@ -57,7 +58,11 @@ class BenchConfig:
                 raise KlinkError(f"{_option(name)} must not be negative, got {getattr(self, name)}")
         if self.warmup_ms >= self.duration_ms:
             raise KlinkError(f"--warmup ({self.warmup_ms} ms) must be shorter than --duration ({self.duration_ms} ms)")
-        parse_delay(self.delay)
+        if self.inter_event and preset(self.delay):
+            raise KlinkError(f"--delay {self.delay} sets the inter-event model too; drop --inter-event "
+                             f"{self.inter_event} or give the network delay model instead of the preset")
+        self.network_delay()
+        self.gaps()
         self._validate_scheduler()
         if self.generator_cpus:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
@@ -74,6 +79,13 @@ class BenchConfig:
             raise KlinkError(f"--memory-bound must be in (0, 1], e.g. 0.8, got {self.memory_bound}")
         if self.cores is not None and self.cores < 1:
             raise KlinkError(f"--cores must be at least 1, got {self.cores}")
+
+    def network_delay(self) -> DelayModel:
+        return parse_delay(self.delay)
+
+    def gaps(self) -> GapModel:
+        named = preset(self.delay)
+        return parse_inter_event(self.inter_event or (named.inter_event_shape if named else "const"), self.rate)
 
     def scheduler_params(self) -> dict[str, object]:
         """The agent's parameter names (java-udfs: io.klink.scheduler.policy.PolicyConfig)."""

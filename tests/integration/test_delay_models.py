@@ -1,12 +1,13 @@
-"""The generator's delay sampling (Java) matches the distribution klinkctl tests runs against (SciPy)."""
+"""The generator's delay and gap sampling (Java) matches the distribution klinkctl tests runs against (SciPy)."""
 
 import subprocess
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from klinkctl.artifacts import GENERATOR_JAR, build_java_udfs
-from klinkctl.delay import fit_report, parse_delay
+from klinkctl.delay import fit_report, parse_delay, parse_inter_event
 
 
 @pytest.fixture(scope="module")
@@ -38,3 +39,13 @@ def test_the_same_seed_gives_the_same_delays_and_another_seed_does_not(generator
 
 def test_a_wrong_model_is_rejected_by_the_same_test(generator_jar):
     assert fit_report(parse_delay("exp:300ms"), sample(generator_jar, "exp:240ms", 20_000))["ks_pvalue"] < 1e-6
+
+
+@pytest.mark.parametrize("spec, rate", [("gamma:2", 1000), ("gamma:0.5", 20_000), ("gamma:60", 500)])
+def test_inter_event_gaps_sample_their_gamma_distribution(generator_jar, spec, rate):
+    out = subprocess.run(["java", "-jar", str(generator_jar), "--gaps", spec, "--rate", str(rate), "--seed", "3",
+                          "--sample-gaps", "20000"], capture_output=True, text=True, check=True, timeout=120).stdout
+    gaps_ms = np.array(out.split(), dtype=float) / 1e6
+    model = parse_inter_event(spec, rate)
+    assert stats.kstest(gaps_ms, model.distribution.cdf).pvalue > 0.001  # fixed seed: always or never passes
+    assert gaps_ms.mean() == pytest.approx(1000 / rate, rel=0.03)

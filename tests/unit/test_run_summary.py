@@ -69,6 +69,15 @@ def test_summary_tests_the_delays_events_were_sent_with_against_the_requested_mo
     assert fit["model"] == "const:300ms" and fit["samples"] == 1000
     assert fit["observed_mean_ms"] == 300.01 and fit["observed_p99_ms"] == 300
     assert abs(fit["ks_statistic"] - 0.01) < 1e-9  # 1 % of the events were sent 1 ms late
+    assert fit["measured_at"] == "generator_send"
+
+
+def test_delays_observed_at_kafka_ingestion_come_first_and_the_send_side_is_kept(tmp_path):
+    (tmp_path / "delays.csv").write_text("delay_ms,events\n240,1000\n")
+    (tmp_path / "ingestion-delays.csv").write_text("delay_ms,events\n243,500\n245,500\n")
+    fit = build_summary(tmp_path, "r", {"delay": "preset:CC"}, "completed", "", (0, 10), {})["delay"]
+    assert (fit["measured_at"], fit["network_model"], fit["observed_mean_ms"]) == ("kafka_append", "const:150ms", 244)
+    assert fit["at_send"]["observed_mean_ms"] == 240 and fit["at_send"]["samples"] == 1000
 
 
 def test_a_starved_query_is_flagged_by_its_missing_windows(tmp_path):

@@ -5,8 +5,9 @@ import java.util.List;
 /**
  * The generation + send loop: one thread, no per-event objects of its own.
  *
- * <p>Events of all topics are generated in event-time order (event {@code k} of topics 0..Q-1, then
- * {@code k+1}, ...), each as soon as its event time has come, and put into a {@link SendQueue} keyed
+ * <p>Each topic has its own generation cursor: its next event's offset, one {@link Gaps} after the
+ * previous one. Topics are visited round robin and every event is generated as soon as its event time
+ * has come (with regular gaps: event {@code k} of topics 0..Q-1, then {@code k+1}, ...), then put into a {@link SendQueue} keyed
  * by scheduled send time = event time + sampled delay. Every event whose send time has come is
  * rendered and handed to the {@link EventSink}. With {@code maxRate} the schedule is ignored: events
  * are sent back to back for the duration, with event time = the moment they are generated.
@@ -18,8 +19,14 @@ public final class Generator {
     private static final long MAX_PARK_NANOS = 50_000_000L;
 
     /** What to generate. {@code ratePerTopic} is ignored when {@code maxRate}. */
-    public record Config(List<String> topics, long ratePerTopic, long durationMs, DelayModel delay,
+    public record Config(List<String> topics, long ratePerTopic, long durationMs, DelayModel delay, Gaps gaps,
                          boolean maxRate) {
+
+        /** Regular gaps: the exact {@link Schedule} at {@code ratePerTopic}. */
+        public Config(List<String> topics, long ratePerTopic, long durationMs, DelayModel delay, boolean maxRate) {
+            this(topics, ratePerTopic, durationMs, delay,
+                    Gaps.regular(new Schedule(maxRate ? 1 : ratePerTopic)), maxRate);
+        }
     }
 
     /** Outcome of a run; times are nanoseconds since the start unless named otherwise. */
@@ -40,7 +47,7 @@ public final class Generator {
     private final Config config;
     private final int topics;
     private final Schedule schedule;
-    private final long perTopic;
+    private final long endOffsetNanos;
     private final SeedStreams seeds;
     private final YsbEventCodec codec;
     private final SendQueue queue;
@@ -51,21 +58,22 @@ public final class Generator {
     private volatile boolean stopRequested;
     private volatile boolean skipEndAccounting;
 
-    // generation cursor: next event is number genK of topic genTopic, offset genOffset ns
+    // generation cursors: topic t's next event is its number generatedCount[t], at offset nextOffset[t] ns
     private long startMs;
+    private final long[] nextOffset;
+    private final long[] generatedCount;
     private int genTopic;
-    private long genK;
-    private long genOffset;
-    private long genEventTimeMs;
 
     public Generator(Config config, long seed, YsbCatalog catalog, Clock clock, EventSink sink, LagStats stats) {
         this.config = config;
         this.topics = config.topics().size();
         this.schedule = new Schedule(config.maxRate() ? 1 : config.ratePerTopic());
-        this.perTopic = config.maxRate() ? Long.MAX_VALUE : schedule.eventsPerTopic(config.durationMs());
+        this.endOffsetNanos = config.maxRate() ? Long.MAX_VALUE : config.durationMs() * 1_000_000L;
+        this.nextOffset = new long[topics];
+        this.generatedCount = new long[topics];
         this.seeds = SeedStreams.of(seed, topics);
         this.codec = new YsbEventCodec(catalog);
-        this.queue = SendQueue.forDelay(config.delay());
+        this.queue = SendQueue.forSchedule(config.delay(), config.gaps());
         this.clock = clock;
         this.sink = sink;
         this.stats = stats;
@@ -99,7 +107,6 @@ public final class Generator {
      */
     public Result run(long t0Nanos, long startMs) {
         this.startMs = startMs;
-        this.genEventTimeMs = startMs;
         return config.maxRate() ? runMaxRate(t0Nanos) : runScheduled(t0Nanos);
     }
 
@@ -114,7 +121,7 @@ public final class Generator {
                 sent++;
                 now = clock.nanoTime() - t0;
             }
-            if (genK >= perTopic && queue.isEmpty()) {
+            if (allGenerated() && queue.isEmpty()) {
                 break;
             }
             if (generated == 0 && sent == 0) {
@@ -144,7 +151,6 @@ public final class Generator {
                 sendHead(now);
                 if (++genTopic == topics) {
                     genTopic = 0;
-                    genK++;
                 }
                 now = clock.nanoTime() - t0;
             }
@@ -153,33 +159,54 @@ public final class Generator {
         return finish(clock.nanoTime() - t0);
     }
 
-    /** Generates, in event-time order, up to {@code budget} events whose event time is {@code <= now}. */
+    /**
+     * Generates up to {@code budget} events whose event time is {@code <= now}, visiting the topics round
+     * robin until none has an event due.
+     */
     private int generateUntil(long now, int budget) {
         int n = 0;
-        while (n < budget && genK < perTopic && genOffset <= now) {
+        for (int idle = 0; n < budget && idle < topics; ) {
             int t = genTopic;
-            long packed = codec.draw(seeds.events[t]);
-            long delayMs = config.delay().sampleDelayMs(seeds.delays[t]);
-            if (delayMs < 0) {
-                throw new IllegalStateException("delay model " + config.delay().spec() + " sampled " + delayMs);
+            long offset = nextOffset[t];
+            if (offset <= now && offset < endOffsetNanos) {
+                generate(t, offset);
+                n++;
+                idle = 0;
+            } else {
+                idle++;
             }
-            long sendAt = genOffset + delayMs * 1_000_000L;
-            queue.add(sendAt, genEventTimeMs, t, packed);
-            stats.onScheduled(sendAt);
-            n++;
             if (++genTopic == topics) {
                 genTopic = 0;
-                genK++;
-                genOffset = schedule.offsetNanos(genK);
-                genEventTimeMs = startMs + genOffset / 1_000_000L;
             }
         }
         return n;
     }
 
+    private void generate(int t, long offset) {
+        long packed = codec.draw(seeds.events[t]);
+        long delayMs = config.delay().sampleDelayMs(seeds.delays[t]);
+        if (delayMs < 0) {
+            throw new IllegalStateException("delay model " + config.delay().spec() + " sampled " + delayMs);
+        }
+        long sendAt = offset + delayMs * 1_000_000L;
+        queue.add(sendAt, startMs + offset / 1_000_000L, t, packed);
+        stats.onScheduled(sendAt);
+        nextOffset[t] = config.gaps().nextOffsetNanos(generatedCount[t]++, offset, seeds.gaps[t]);
+    }
+
     /** Every event with a scheduled send time before this has been generated. */
     private long generatedUntil() {
-        return genK < perTopic ? genOffset : Long.MAX_VALUE;
+        long until = Long.MAX_VALUE;
+        for (long offset : nextOffset) {
+            if (offset < endOffsetNanos && offset < until) {
+                until = offset;
+            }
+        }
+        return until;
+    }
+
+    private boolean allGenerated() {
+        return generatedUntil() == Long.MAX_VALUE;
     }
 
     private void sendHead(long now) {
@@ -196,7 +223,7 @@ public final class Generator {
     }
 
     private Result finish(long now) {
-        boolean interrupted = stopRequested && !(genK >= perTopic && queue.isEmpty());
+        boolean interrupted = stopRequested && !(allGenerated() && queue.isEmpty());
         long[] scheduledPerTopic = new long[topics];
         long overdue = 0;
         if (interrupted && !config.maxRate() && !skipEndAccounting) {

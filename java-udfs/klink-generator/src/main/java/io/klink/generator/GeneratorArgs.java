@@ -25,6 +25,9 @@ public final class GeneratorArgs {
             "  --duration D              generation period, e.g. 30s, 2m, 500ms; bare number = seconds (required)",
             "  --seed N                  random seed: same seed and counts -> same ids and events (default 42)",
             "  --delay SPEC              network delay model (default const:0); " + DelayModels.EXPECTED,
+            "  --gaps SPEC               inter-event generation gaps per topic, mean 1/rate: const (the exact schedule,",
+            "                            default) or gamma:<k> (Gamma(k, 1/(k*rate)) gaps, bursty; gamma:2 at --rate 1000",
+            "                            is the thesis' Gamma(2, 0.5 ms))",
             "  --campaigns N             number of campaigns (default 100)",
             "  --ads-per-campaign N      ads per campaign (default 10)",
             "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
@@ -42,6 +45,7 @@ public final class GeneratorArgs {
             "  --print-campaigns         print {campaign_id: [ad_id, ...]} as JSON and exit",
             "  --delays-file FILE        write delay_ms,events: the delays events were actually sent with",
             "  --sample-delays N         print N delays (ms, one per line) drawn from --delay for topic 0 of --seed and exit",
+            "  --sample-gaps N           print N gaps (ns, one per line) drawn from --gaps at --rate for topic 0 and exit",
             "  --help                    this text",
             "",
             "Exit codes: 0 done, 1 runtime failure (e.g. Kafka unreachable), 2 bad command line;",
@@ -50,7 +54,7 @@ public final class GeneratorArgs {
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
-            "--delays-file");
+            "--delays-file", "--gaps", "--sample-gaps");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -70,6 +74,8 @@ public final class GeneratorArgs {
     public boolean maxRate;
     public boolean printCampaigns;
     public int sampleDelays;
+    public int sampleGaps;
+    public String gapsSpec = "const";
     public boolean help;
     public long warmupMs = 15_000;
     public String warmupTopic = "klink-generator-warmup";
@@ -112,7 +118,17 @@ public final class GeneratorArgs {
             }
             a.set(flag, value);
         }
-        if (a.help || a.printCampaigns || a.sampleDelays > 0) {
+        if (a.sampleGaps > 0 || !a.maxRate && a.ratePerTopic > 0) {
+            if (a.ratePerTopic < 0) {
+                throw new UsageException("--sample-gaps needs --rate");
+            }
+            try {
+                a.gaps(); // validated now, used later
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--gaps: " + e.getMessage());
+            }
+        }
+        if (a.help || a.printCampaigns || a.sampleDelays > 0 || a.sampleGaps > 0) {
             return a;
         }
         if (a.bootstrap == null || a.bootstrap.isBlank()) {
@@ -167,6 +183,8 @@ public final class GeneratorArgs {
             }
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
             case "--sample-delays" -> sampleDelays = parsePositiveInt(flag, v);
+            case "--sample-gaps" -> sampleGaps = parsePositiveInt(flag, v);
+            case "--gaps" -> gapsSpec = v;
             case "--ads-per-campaign" -> adsPerCampaign = parsePositiveInt(flag, v);
             case "--stats-file" -> statsFile = Path.of(v);
             case "--summary-file" -> summaryFile = Path.of(v);
@@ -206,6 +224,11 @@ public final class GeneratorArgs {
         if ((long) campaigns * adsPerCampaign > YsbCatalog.MAX_ADS) {
             throw new UsageException("--campaigns x --ads-per-campaign must be at most " + YsbCatalog.MAX_ADS);
         }
+    }
+
+    /** The inter-event gap model at this rate (needs --rate). */
+    public Gaps gaps() {
+        return Gaps.parse(gapsSpec, new Schedule(ratePerTopic));
     }
 
     private static List<String> parseTopics(String v) throws UsageException {

@@ -35,6 +35,19 @@ public final class Main {
             System.out.println(YsbCatalog.create(args.seed, args.campaigns, args.adsPerCampaign).campaignsJson());
             return;
         }
+        if (args.sampleGaps > 0) {
+            java.util.SplittableRandom rng = SeedStreams.of(args.seed, 1).gaps[0];
+            Gaps gaps = args.gaps();
+            StringBuilder out = new StringBuilder();
+            long offset = 0;
+            for (int k = 0; k < args.sampleGaps; k++) {
+                long next = gaps.nextOffsetNanos(k, offset, rng);
+                out.append(next - offset).append('\n');
+                offset = next;
+            }
+            System.out.print(out);
+            return;
+        }
         if (args.sampleDelays > 0) {
             java.util.SplittableRandom rng = SeedStreams.of(args.seed, 1).delays[0];
             StringBuilder out = new StringBuilder();
@@ -60,7 +73,9 @@ public final class Main {
         YsbCatalog catalog = YsbCatalog.create(a.seed, a.campaigns, a.adsPerCampaign);
         Writer csv = a.statsFile == null ? null : open(a.statsFile);
         LagStats stats = new LagStats(a.topics.size(), csv);
-        Generator.Config config = new Generator.Config(a.topics, a.ratePerTopic, a.durationMs, a.delay, a.maxRate);
+        Generator.Config config = a.maxRate
+                ? new Generator.Config(a.topics, a.ratePerTopic, a.durationMs, a.delay, true)
+                : new Generator.Config(a.topics, a.ratePerTopic, a.durationMs, a.delay, a.gaps(), false);
 
         KafkaSink sink = new KafkaSink(a.bootstrap, a.topics, a.compression, a.lingerMs, a.batchSize);
         Generator generator = new Generator(config, a.seed, catalog, Clock.SYSTEM, sink, stats);

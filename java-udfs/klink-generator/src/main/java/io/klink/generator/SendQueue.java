@@ -29,8 +29,8 @@ public interface SendQueue {
     /** Topic of the i-th stored entry, same order as {@link #sendAtAt}. */
     int topicAt(int i);
 
-    /** FIFO when sending order equals generation order (constant delay), else a binary heap. */
-    static SendQueue forDelay(DelayModel delay) {
-        return delay.isConstant() ? new FifoSendQueue() : new HeapSendQueue();
+    /** FIFO when sending order equals generation order (constant delay, regular gaps), else a binary heap. */
+    static SendQueue forSchedule(DelayModel delay, Gaps gaps) {
+        return delay.isConstant() && gaps.isRegular() ? new FifoSendQueue() : new HeapSendQueue();
     }
 }

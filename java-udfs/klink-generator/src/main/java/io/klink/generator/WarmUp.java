@@ -39,7 +39,7 @@ final class WarmUp {
                        java.util.function.IntConsumer switchTopics) {
         // a long "duration": the rehearsal is stopped from the watcher thread
         Generator.Config config = new Generator.Config(run.topics(), run.ratePerTopic(),
-                Math.max(maxMillis, 1) + 60_000, run.delay(), run.maxRate());
+                Math.max(maxMillis, 1) + 60_000, run.delay(), run.gaps(), run.maxRate());
         Generator g = new Generator(config, 0x5eedL, catalog, Clock.SYSTEM, sink,
                 new LagStats(run.topics().size(), new java.io.BufferedWriter(java.io.Writer.nullWriter()))); // as the run
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();

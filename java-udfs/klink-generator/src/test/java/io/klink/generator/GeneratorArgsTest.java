@@ -79,6 +79,8 @@ class GeneratorArgsTest {
             "--duration 10x|--duration: '10x' is not a duration",
             "--duration 0|--duration must be > 0",
             "--delay const:fast|--delay: invalid delay spec 'const:fast'",
+            "--gaps poisson|--gaps: invalid inter-event gap spec 'poisson': expected const or gamma:<k>",
+            "--gaps gamma:0|--gaps: gamma shape k must be > 0",
             "--frobnicate 1|unknown option --frobnicate",
             "--topics a,,b|is not a Kafka topic name",
             "--topics a,a|listed twice",

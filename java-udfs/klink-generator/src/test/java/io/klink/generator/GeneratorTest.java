@@ -24,8 +24,13 @@ class GeneratorTest {
         Generator.Result result;
 
         Run(long seed, List<String> topics, long rate, long durationMs, String delay) {
+            this(seed, topics, rate, durationMs, delay, "const");
+        }
+
+        Run(long seed, List<String> topics, long rate, long durationMs, String delay, String gaps) {
             LagStats stats = new LagStats(topics.size(), csv);
-            generator = new Generator(new Generator.Config(topics, rate, durationMs, DelayModels.parse(delay), false),
+            generator = new Generator(new Generator.Config(topics, rate, durationMs, DelayModels.parse(delay),
+                    Gaps.parse(gaps, new Schedule(rate)), false),
                     seed, YsbCatalog.create(seed, 100, 10), clock, sink, stats);
         }
 
@@ -60,6 +65,29 @@ class GeneratorTest {
         three.go();
         assertEquals(one, three.sink.jsonOfTopic(0));
         assertNotEquals(three.sink.jsonOfTopic(0), three.sink.jsonOfTopic(1), "topics differ");
+    }
+
+    @Test
+    void gammaGapsKeepTheMeanRateButEachTopicIsBurstyOnItsOwn() {
+        Run r = new Run(7, List.of("a", "b"), 1000, 20_000, "const:100ms", "gamma:2").go();
+        for (int topic = 0; topic < 2; topic++) {
+            List<String> events = r.sink.jsonOfTopic(topic);
+            assertTrue(Math.abs(events.size() - 20_000) < 600, "about rate x duration events: " + events.size());
+            long previous = Long.MIN_VALUE;
+            for (String json : events) {
+                long eventTime = (Long) TinyJson.parseFlatObject(json).get("event_time");
+                assertTrue(eventTime >= previous && eventTime < START + 20_000, "in order, inside the duration");
+                previous = eventTime;
+            }
+        }
+        assertNotEquals(r.sink.jsonOfTopic(0).size(), r.sink.jsonOfTopic(1).size(), "topics draw their own gaps");
+        for (CapturingSink.Sent s : r.sink.sent) {
+            long eventTime = (Long) TinyJson.parseFlatObject(s.json()).get("event_time");
+            long early = s.atNanos() - (eventTime - START + 100) * MS; // event times are whole ms, offsets ns
+            assertTrue(early >= 0 && early < 2 * MS, "sent at event time + delay, off by " + early + " ns");
+        }
+        List<String> again = new Run(7, List.of("a", "b"), 1000, 20_000, "const:100ms", "gamma:2").go().sink.jsonOfTopic(1);
+        assertEquals(r.sink.jsonOfTopic(1), again, "same seed, same bursts");
     }
 
     @Test

@@ -97,8 +97,11 @@ class SendQueueTest {
     }
 
     @Test
-    void queueKindFollowsTheDelayModel() {
-        assertInstanceOf(FifoSendQueue.class, SendQueue.forDelay(new ConstantDelay(300)));
+    void queueKindFollowsTheDelayAndGapModels() {
+        Gaps regular = Gaps.regular(new Schedule(1000));
+        assertInstanceOf(FifoSendQueue.class, SendQueue.forSchedule(new ConstantDelay(300), regular));
+        assertInstanceOf(HeapSendQueue.class,
+                SendQueue.forSchedule(new ConstantDelay(300), Gaps.parse("gamma:2", new Schedule(1000))));
         DelayModel varying = new DelayModel() {
             @Override
             public long sampleDelayMs(SplittableRandom rng) {
@@ -110,6 +113,6 @@ class SendQueueTest {
                 return "test";
             }
         };
-        assertInstanceOf(HeapSendQueue.class, SendQueue.forDelay(varying));
+        assertInstanceOf(HeapSendQueue.class, SendQueue.forSchedule(varying, regular));
     }
 }
