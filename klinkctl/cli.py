@@ -12,6 +12,8 @@ from rich.table import Table
 from klinkctl import __version__, prereqs
 from klinkctl.errors import KlinkError
 from klinkctl.paths import resolve_state_dir
+from klinkctl.netem import control as netem_control
+from klinkctl.netem.cli import container_finder, netem
 from klinkctl.results.compare_cli import compare
 from klinkctl.stack import backends
 from klinkctl.stack.base import ComponentStatus
@@ -125,6 +127,8 @@ def down(state_dir: Path | None, purge: bool) -> None:
     """Stop everything `up` started (gracefully, then forcefully). Keeps data unless --purge."""
     resolved = resolve_state_dir(state_dir)
     stack = backends.detect(resolved) or backends.create("local", resolved)
+    if netem_control.NetemState(resolved).load():  # the relays and namespace would outlive the broker
+        click.echo(f"removed netem from {', '.join(netem_control.clear(resolved, container_finder(resolved)))}")
     with console.status("stopping stack") as spinner:
         stopped = stack.down(purge=purge, progress=lambda line: spinner.update(line))
     click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
@@ -249,3 +253,4 @@ def _print_summary(summary: dict) -> None:
 
 
 main.add_command(compare)
+main.add_command(netem)

@@ -10,6 +10,7 @@ from pathlib import Path
 from klinkctl.artifacts import GENERATOR_JAR
 from klinkctl.cpus import pinned
 from klinkctl.errors import KlinkError
+from klinkctl.netem.namespace import GeneratorNamespace
 from klinkctl.stack.processes import launch, stop
 
 
@@ -55,7 +56,8 @@ class GeneratorProcess:
 
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
           gaps: str, campaign_count: int, ads_per_campaign: int, start_at_ms: int, warmup_ms: int,
-          run_dir: Path, cpus: str = "") -> GeneratorProcess:
+          run_dir: Path, cpus: str = "", namespace: GeneratorNamespace | None = None) -> GeneratorProcess:
+    """Starts the generator; inside `namespace` when netem was applied to it (`klinkctl netem apply`)."""
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
                  "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps,
                  "--campaigns", str(campaign_count), "--ads-per-campaign", str(ads_per_campaign),
@@ -64,6 +66,8 @@ def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: fl
                  "--stats-file", str(run_dir / "generator.csv"),
                  "--summary-file", str(run_dir / "generator-summary.json"),
                  "--delays-file", str(run_dir / "delays.csv"))
+    if namespace is not None:
+        argv = namespace.wrap(argv)
     return GeneratorProcess(pinned(argv, cpus, "--generator-cpus"), run_dir / "generator.log")
 
 

@@ -19,6 +19,7 @@ import yaml
 
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
+from klinkctl.netem import control as netem
 from klinkctl.run import scheduler_control
 from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
@@ -78,6 +79,7 @@ def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec:
         "versions": {"klinkctl": __version__, "flink": FLINK_VERSION, "kafka": KAFKA_VERSION,
                      "flink_kafka_connector": FLINK_KAFKA_CONNECTOR_VERSION},
         "git_commit": git_commit(),
+        "netem": [entry.to_dict() for entry in netem.NetemState(spec.state_dir).load()],  # link-level delay, if any
     }
     (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
     return resolved
@@ -129,7 +131,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
                                   config.seed, config.network_delay().spec, config.gaps().generator_arg,
                                   config.campaigns, config.ads_per_campaign, start_at_ms, GENERATOR_WARMUP_MS, run_dir,
-                                  config.generator_cpus)
+                                  config.generator_cpus, netem.generator_namespace(spec.state_dir))
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
     except KeyboardInterrupt:

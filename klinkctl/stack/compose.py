@@ -354,6 +354,13 @@ class ComposeBackend(StackBackend):
             raise self._failed("jobmanager", f"REST API {spec.rest_url} not answering {waited}")
         raise self._failed("taskmanager", f"{registered}/{spec.taskmanagers} TaskManagers registered {waited}")
 
+    def service_containers(self, service: str) -> list[Any]:
+        """The running containers of a compose service (for netem)."""
+        return [c for c in self._containers(docker_client(), service) if c.status == "running"]
+
+    def container_by_name(self, name: str) -> Any:
+        return docker_client().containers.get(name)
+
     def _failed(self, service: str, reason: str) -> ComponentFailed:
         return ComponentFailed(service, reason, f"docker compose -p {self.project} logs {service}")
 

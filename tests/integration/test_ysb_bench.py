@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,6 +12,9 @@ import time
 import pandas as pd
 import psutil
 import pytest
+
+from klinkctl.netem import control
+from klinkctl.netem.namespace import GeneratorNamespace
 
 pytestmark = pytest.mark.integration
 
@@ -146,3 +150,27 @@ def test_bad_values_are_refused_before_anything_starts(running_stack, tmp_path):
     unknown = running_stack("bench", "lrb", "--results", str(tmp_path / "results"))
     assert "unknown workload 'lrb'; valid: ysb" in unknown.stderr
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the generator's network namespace needs root")
+def test_with_a_qdisc_on_its_veth_the_generator_runs_in_its_namespace_and_ingestion_delays_are_measured(
+        running_stack, tmp_path):
+    # pfifo stands in for netem, which this kernel lacks: the path is the same (namespace, veth, relays)
+    entry = control.apply_local(running_stack.state_dir, control.GENERATOR, ["pfifo", "limit", "10000"],
+                                kafka_port=running_stack.ports[0], probe=False)
+    namespace = GeneratorNamespace.for_state_dir(running_stack.state_dir)
+    try:
+        result = bench(running_stack, tmp_path, "--queries", "2", "--rate", "1000", "--duration", "8s",
+                       "--warmup", "2s", "--window", "2s", "--delay", "preset:GG")
+        assert result.returncode == 0, result.stdout + result.stderr
+        run_dir, summary = only_run(tmp_path)
+        tx = json.loads(namespace.run(["ip", "-j", "-s", "link", "show", entry.device])[1])[0]["stats64"]["tx"]
+        assert tx["bytes"] > 100_000, "the generator's events crossed the veth"
+        assert "pfifo" in (run_dir / "config.yaml").read_text()
+        assert summary["generator"]["events_sent"] == pytest.approx(2 * 1000 * 8, rel=0.05)  # gamma gaps
+        delay = summary["delay"]
+        assert delay["measured_at"] == "kafka_append" and delay["network_model"] == "gamma:60:4ms"
+        assert delay["observed_mean_ms"] == pytest.approx(240, abs=30)  # + producer batching and the relays
+    finally:
+        assert running_stack("netem", "clear").returncode == 0
+    assert not namespace.exists()

@@ -1,0 +1,159 @@
+"""`klinkctl netem apply / show / clear`: what is applied where, recorded in <state dir>/netem.json so that
+`clear` removes exactly what klinkctl added and `bench` knows to run the generator in its namespace."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from klinkctl.errors import KlinkError
+from klinkctl.netem.links import Runner, check, on_host, probe_netem, probe_netem_on_this_host, require_local_tools
+from klinkctl.netem.namespace import GeneratorNamespace, stop_relays
+from klinkctl.netem.spec import tc_delete, tc_replace, tc_show
+from klinkctl.stack.processes import ManagedProcess
+
+STATE_FILE = "netem.json"
+#: The local backend's target: the generator, in a namespace of its own.
+GENERATOR = "generator"
+
+
+@dataclass
+class Applied:
+    """One qdisc klinkctl added: on the generator's veth, on a host interface, or in a compose container."""
+
+    target: str
+    device: str
+    qdisc: list[str]
+    namespace: dict | None = None  # GeneratorNamespace.to_dict() when klinkctl created it
+    relays: list[dict] | None = None  # ManagedProcess dicts
+    container: str | None = None
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+
+class NetemState:
+    def __init__(self, state_dir: Path) -> None:
+        self.path = Path(state_dir) / STATE_FILE
+
+    def load(self) -> list[Applied]:
+        if not self.path.is_file():
+            return []
+        try:
+            return [Applied(**entry) for entry in json.loads(self.path.read_text())["applied"]]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise KlinkError(f"cannot read {self.path} ({error}); remove what it lists by hand, then the file")
+
+    def save(self, applied: list[Applied]) -> None:
+        if not applied:
+            self.path.unlink(missing_ok=True)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps({"applied": [a.to_dict() for a in applied]}, indent=2) + "\n")
+
+
+def generator_namespace(state_dir: Path) -> GeneratorNamespace | None:
+    """The namespace `bench` must run the generator in, if netem was applied to the generator."""
+    for applied in NetemState(state_dir).load():
+        if applied.target == GENERATOR and applied.namespace:
+            return GeneratorNamespace.for_state_dir(state_dir)
+    return None
+
+
+def apply_local(state_dir: Path, target: str, qdisc: list[str], kafka_port: int | None, probe: bool = True) -> Applied:
+    """netem (or, for tests, any qdisc with probe=False) on the generator's veth or on a named interface.
+    The probe comes first: where netem is missing nothing is created. The generator's namespace needs the
+    stack's Kafka port (None = no stack recorded)."""
+    require_local_tools()
+    state = NetemState(state_dir)
+    applied = state.load()
+    if probe:
+        probe_netem_on_this_host()
+    if target == GENERATOR and kafka_port is None:
+        raise KlinkError(f"no stack recorded in {state_dir}; start it first with `klinkctl up`")
+    if target == GENERATOR:
+        entry = _on_generator_namespace(state_dir, qdisc, kafka_port, applied)
+    else:
+        check(on_host(["ip", "link", "show", target]), f"interface {target}", "finding the interface")
+        check(on_host(tc_replace(target, qdisc)), f"interface {target}", "applying the qdisc")
+        entry = Applied(target, target, qdisc)
+    state.save([a for a in applied if a.target != target] + [entry])
+    return entry
+
+
+def _on_generator_namespace(state_dir: Path, qdisc: list[str], kafka_port: int, applied: list[Applied]) -> Applied:
+    space = GeneratorNamespace.for_state_dir(state_dir)
+    previous = next((a for a in applied if a.target == GENERATOR), None)
+    if previous is None:
+        space.setup()
+    try:
+        check(space.run(tc_replace(space.namespace_device, qdisc)), f"the generator's veth {space.namespace_device}",
+              "applying the qdisc")
+        relays = previous.relays if previous else [r.to_dict() for r in space.start_relays(kafka_port, state_dir / "logs")]
+    except KlinkError:
+        if previous is None:
+            space.teardown()
+        raise
+    return Applied(GENERATOR, space.namespace_device, qdisc, space.to_dict(), relays)
+
+
+def apply_compose(state_dir: Path, containers: list, service: str, qdisc: list[str], device: str = "eth0") -> list[Applied]:
+    """Compose backend: netem inside each container of the service (the container needs NET_ADMIN)."""
+    if not containers:
+        raise KlinkError(f"no running container for service {service!r}; targets are compose services "
+                         "(kafka, jobmanager, taskmanager)")
+    state = NetemState(state_dir)
+    applied = [a for a in state.load() if a.target != service]
+    runners = {container.name: container_runner(container) for container in containers}
+    for name, run in runners.items():  # every container first, so a failure leaves nothing half-applied
+        probe_netem(run, f"container {name}")
+    entries: list[Applied] = []
+    try:
+        for name, run in runners.items():
+            check(run(tc_replace(device, qdisc)), f"container {name}", "applying netem")
+            entries.append(Applied(service, device, qdisc, container=name))
+    except KlinkError:
+        for entry in entries:
+            runners[entry.container](tc_delete(device))
+        raise
+    state.save(applied + entries)
+    return entries
+
+
+def container_runner(container) -> Runner:
+    def run(argv: list[str]) -> tuple[int, str]:
+        code, output = container.exec_run(argv)
+        return code, output.decode(errors="replace").strip()
+    return run
+
+
+def show(state_dir: Path, find_container=None) -> list[tuple[Applied, str]]:
+    """Each recorded qdisc with what tc reports for its device now."""
+    return [(entry, _runner(entry, state_dir, find_container)(tc_show(entry.device))[1])
+            for entry in NetemState(state_dir).load()]
+
+
+def clear(state_dir: Path, find_container=None) -> list[str]:
+    """Removes every qdisc, relay and namespace klinkctl recorded, and nothing else."""
+    state = NetemState(state_dir)
+    cleared = []
+    for entry in state.load():
+        if entry.namespace:
+            stop_relays([ManagedProcess.from_dict(r) for r in entry.relays or []])
+            GeneratorNamespace.for_state_dir(state_dir).teardown()
+        else:
+            _runner(entry, state_dir, find_container)(tc_delete(entry.device))
+        cleared.append(f"{entry.target} ({entry.device})")
+    state.save([])
+    return cleared
+
+
+def _runner(entry: Applied, state_dir: Path, find_container) -> Runner:
+    if entry.namespace:
+        return GeneratorNamespace.for_state_dir(state_dir).run
+    if entry.container:
+        if find_container is None:
+            raise KlinkError(f"netem in container {entry.container} needs the compose backend's Docker client")
+        return container_runner(find_container(entry.container))
+    return on_host

@@ -1,0 +1,98 @@
+"""tc netem: settings as users write them, the exact tc command lines, and what is refused before anything runs."""
+
+import ipaddress
+
+import pytest
+
+from klinkctl.errors import KlinkError
+from klinkctl.netem import control, links
+from klinkctl.netem.namespace import GeneratorNamespace
+from klinkctl.netem.spec import NetemSpec, tc_delete, tc_replace, tc_show
+
+
+@pytest.mark.parametrize("args, qdisc", [
+    (("100ms",), "netem delay 100ms"),
+    (("100ms", "30ms"), "netem delay 100ms 30ms"),
+    (("0.1s", "30", "normal"), "netem delay 100ms 30ms distribution normal"),
+    (("100ms", "30ms", "paretonormal", "0.1%"), "netem delay 100ms 30ms distribution paretonormal loss 0.1%"),
+    (("250", None, None, "2"), "netem delay 250ms loss 2%"),
+])
+def test_settings_render_the_exact_tc_command(args, qdisc):
+    rendered = tc_replace("klg0a1b2c", NetemSpec.parse(*args).qdisc())
+    assert " ".join(rendered) == f"tc qdisc replace dev klg0a1b2c root {qdisc}"
+
+
+def test_show_and_clear_touch_only_the_named_device():
+    assert tc_show("eth0") == ["tc", "qdisc", "show", "dev", "eth0"]
+    assert tc_delete("eth0") == ["tc", "qdisc", "del", "dev", "eth0", "root"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("soon",), "--delay must be a duration like 300ms"),
+    (("100ms", None, "normal"), "--distribution shapes the jitter: give --jitter too"),
+    (("100ms", "30ms", "gauss"), "--distribution must be one of normal, pareto, paretonormal"),
+    (("10ms", "30ms"), r"--jitter \(30 ms\) must not exceed --delay \(10 ms\)"),
+    (("10ms", None, None, "lots"), "--loss must be a percentage between 0 and 100"),
+    (("10ms", None, None, "101%"), "--loss must be a percentage between 0 and 100"),
+])
+def test_bad_settings_are_one_line_errors(args, message):
+    with pytest.raises(KlinkError, match=message):
+        NetemSpec.parse(*args)
+
+
+def test_a_missing_netem_qdisc_is_explained_and_points_to_the_generator_models():
+    tc_said = (2, "Error: Specified qdisc kind is unknown.")
+    with pytest.raises(KlinkError, match=r"this kernel has no netem qdisc .* use the generator-side delay models"):
+        links.check(tc_said, "this kernel", "probing netem")
+
+
+def test_permission_problems_name_root_and_net_admin():
+    with pytest.raises(KlinkError, match=r"not permitted: tc needs root, and in a container the NET_ADMIN"):
+        links.check((2, "RTNETLINK answers: Operation not permitted"), "container klink-kafka-1", "applying netem")
+
+
+def test_not_root_is_said_before_anything_runs(monkeypatch):
+    monkeypatch.setattr(links.os, "geteuid", lambda: 1000)
+    with pytest.raises(KlinkError, match=r"need root: run `sudo klinkctl netem"):
+        links.require_local_tools()
+
+
+def test_the_namespace_names_fit_linux_limits_and_are_stable_per_state_dir(tmp_path):
+    space = GeneratorNamespace.for_state_dir(tmp_path)
+    assert space == GeneratorNamespace.for_state_dir(tmp_path)
+    assert len(space.host_device) <= 15 and len(space.namespace_device) <= 15  # IFNAMSIZ
+    assert space.subnet.prefixlen == 30 and space.subnet.subnet_of(ipaddress.ip_network("10.213.0.0/16"))
+    assert space.setup_commands()[1] == ["ip", "link", "add", space.host_device, "type", "veth", "peer", "name",
+                                         space.namespace_device, "netns", space.namespace]
+
+
+class FakeContainer:
+    """Stands in for a docker SDK container: records exec_run commands, answers like tc would."""
+
+    def __init__(self, name: str, has_netem: bool = True) -> None:
+        self.name, self.has_netem, self.commands = name, has_netem, []
+
+    def exec_run(self, argv):
+        self.commands.append(" ".join(argv))
+        if "netem" in argv and not self.has_netem:
+            return 2, b"Error: Specified qdisc kind is unknown."
+        return 0, b""
+
+
+def test_compose_netem_is_probed_then_applied_inside_each_container_and_cleared_there(tmp_path):
+    containers = [FakeContainer("klink-taskmanager-1"), FakeContainer("klink-taskmanager-2")]
+    control.apply_compose(tmp_path, containers, "taskmanager", NetemSpec.parse("100ms").qdisc())
+    assert containers[0].commands == ["tc qdisc add dev lo root netem delay 1ms", "tc qdisc del dev lo root",
+                                      "tc qdisc replace dev eth0 root netem delay 100ms"]
+    by_name = {c.name: c for c in containers}
+    assert control.clear(tmp_path, by_name.__getitem__) == ["taskmanager (eth0)", "taskmanager (eth0)"]
+    assert all(c.commands[-1] == "tc qdisc del dev eth0 root" for c in containers)
+    assert not (tmp_path / control.STATE_FILE).exists()
+
+
+def test_a_container_without_netem_gets_nothing_and_nothing_is_recorded(tmp_path):
+    container = FakeContainer("klink-kafka-1", has_netem=False)
+    with pytest.raises(KlinkError, match="container klink-kafka-1 has no netem qdisc"):
+        control.apply_compose(tmp_path, [container], "kafka", NetemSpec.parse("100ms").qdisc())
+    assert not any("replace" in c for c in container.commands)
+    assert not (tmp_path / control.STATE_FILE).exists()
