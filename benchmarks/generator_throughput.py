@@ -45,8 +45,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--rate", type=int, default=500_000,
                    help="scheduled mode: total events/s over all topics (default 500000)")
     p.add_argument("--topics", type=int, default=4, help="number of topics (queries), default 4")
+    p.add_argument("--delay", default="const:0ms", help="scheduled mode: network delay model (default const:0ms)")
+    p.add_argument("--gaps", default="const", help="scheduled mode: inter-event gaps, const or gamma:<k>")
     p.add_argument("--cpu", type=int, default=1, help="core the generator is pinned to (default 1)")
-    p.add_argument("--compression", choices=["none", "lz4", "gzip"], default="lz4")
+    p.add_argument("--compression", choices=["none", "lz4", "gzip"], default="none",
+                   help="producer compression (default none, as klinkctl bench uses)")
     p.add_argument("--java-opts", default=DEFAULT_JAVA_OPTS,
                    help=f"JVM options of the generator (default: {DEFAULT_JAVA_OPTS})")
     p.add_argument("--jar", type=Path, default=DEFAULT_JAR)
@@ -66,6 +69,8 @@ def run_generator(a: argparse.Namespace, out: Path, name: str, extra: list[str])
            "--bootstrap", a.bootstrap, "--topics", topics, "--duration", f"{a.seconds}s",
            "--compression", a.compression, "--summary-file", str(summary), "--stats-file", str(stats),
            *extra]
+    if "--max-rate" not in extra:
+        cmd += ["--delay", a.delay, "--gaps", a.gaps]
     started = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - started
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
           f"the Kafka broker at {a.bootstrap} is not pinned and shares the machine's {cores} cores "
           f"with the generator")
     print(f"load average before: {os.getloadavg()[0]:.2f} (other processes share the cores too); "
-          f"java opts: {a.java_opts}; compression: {a.compression}; {a.topics} topics; {a.seconds} s per run "
+          f"java opts: {a.java_opts}; compression: {a.compression}; delay {a.delay}, gaps {a.gaps}; {a.topics} topics; {a.seconds} s per run "
           f"after the generator's own warm-up (rehearsal until its JIT settles, at most 15 s)")
     report: dict = {"bootstrap": a.bootstrap, "cores": cores, "cpu": a.cpu, "java_opts": a.java_opts,
                     "compression": a.compression, "topics": a.topics, "seconds": a.seconds}

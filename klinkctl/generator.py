@@ -17,6 +17,10 @@ from klinkctl.stack.processes import launch, stop
 # A large young generation makes collections rare (the live set is tiny: ~10 MiB); without the shared
 # hsperfdata file a GC safepoint cannot stall on disk writeback while the broker writes its log.
 JAVA_OPTS = ("-Xms1536m", "-Xmx1536m", "-Xmn1g", "-XX:+UseParallelGC", "-XX:+PerfDisableSharedMem")
+# Uncompressed batches: the broker then appends them without decompressing to validate each record. On a
+# small machine the broker's CPU, not loopback bytes, limits the rate: at 500 K events/s on 2 cores, lz4
+# left the generator 90–99 % of events behind schedule, none 3–7 % (benchmarks/generator_throughput.py).
+COMPRESSION = "none"
 
 
 def _java(*args: str) -> list[str]:
@@ -59,7 +63,7 @@ def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: fl
           run_dir: Path, cpus: str = "", namespace: GeneratorNamespace | None = None) -> GeneratorProcess:
     """Starts the generator; inside `namespace` when netem was applied to it (`klinkctl netem apply`)."""
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
-                 "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps,
+                 "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps, "--compression", COMPRESSION,
                  "--campaigns", str(campaign_count), "--ads-per-campaign", str(ads_per_campaign),
                  "--start-at-ms", str(start_at_ms), "--warmup", f"{warmup_ms}ms",
                  "--warmup-topic", f"{topics[0]}-warmup",
