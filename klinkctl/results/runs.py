@@ -54,7 +54,7 @@ def load_run(path: str | Path) -> RunData:
         raise KlinkError(f"{path}: no such file or directory; {EXPECTED}")
     frame = _read_latency_csv(csv_path)
     warmup = _warmup_mask(frame)
-    summary = _read_summary(run_dir / SUMMARY_FILE) if run_dir is not None else {}
+    summary = read_summary(run_dir / SUMMARY_FILE) if run_dir is not None else {}
     return RunData(
         label=run_dir.resolve().name if run_dir is not None else csv_path.stem,
         policy=_single_policy(frame) or _str_or_none(summary.get("policy")),
@@ -104,7 +104,7 @@ def _single_policy(frame: pd.DataFrame) -> str | None:
     return policies.pop() if len(policies) == 1 else None
 
 
-def _read_summary(summary_path: Path) -> dict[str, Any]:
+def read_summary(summary_path: Path) -> dict[str, Any]:
     if not summary_path.is_file():
         return {}
     try:

@@ -8,7 +8,9 @@ Definitions used throughout:
   *percentile* method: the interval between the (1−c)/2 and (1+c)/2 quantiles of the
   statistic over ``n_resamples`` resamples drawn with replacement;
 * the ratio of two runs is ``mean(b) / mean(a)``; a difference is *significant* when the
-  bootstrap CI of that ratio excludes 1.0.
+  bootstrap CI of that ratio excludes 1.0;
+* across repetitions of one configuration (one number per run, e.g. each run's mean latency) the
+  CI is the Student t interval ``mean ± t((1+c)/2, n−1) · s/√n`` (``t_interval``).
 """
 
 from __future__ import annotations
@@ -129,3 +131,17 @@ def compare_samples(a, b, confidence: float = 0.95, seed: int = 0,
     significant = bool(low > 1.0 or high < 1.0) if defined else None
     return {"ratio_mean": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
             "significant": significant, "mannwhitney_p": p_value}
+
+
+def t_interval(values, confidence: float = 0.95) -> tuple[float, float]:
+    """Student t confidence interval ``(low, high)`` of the mean of ``values`` at level ``confidence``
+    (``scipy.stats.t.interval`` with n−1 degrees of freedom around the mean, scale = standard error):
+    the interval over independent repetitions. Fewer than 2 values: (nan, nan); all equal: (mean, mean)."""
+    data = _as_array(values)
+    if data.size < 2:
+        return (math.nan, math.nan)
+    mean, sem = float(np.mean(data)), float(sps.sem(data))
+    if sem == 0:
+        return (mean, mean)
+    low, high = sps.t.interval(confidence, data.size - 1, loc=mean, scale=sem)
+    return (float(low), float(high))

@@ -1,0 +1,246 @@
+"""The report's figures, one function each, drawn from the tables of ``report`` (headless: Agg).
+
+Every function returns a matplotlib ``Figure`` (not attached to pyplot, so nothing global is kept);
+``save`` writes it as PNG and SVG. One colour per policy in every figure; error bars are the
+``ci_low``/``ci_high`` columns (absent where a configuration has fewer than two runs).
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+from typing import Any, Iterator
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.transforms import offset_copy  # noqa: E402
+
+from klinkctl.results.report import SERIES, THROUGHPUT_METRICS  # noqa: E402
+
+#: Policies in the paper's order, so that a policy keeps its colour from figure to figure.
+POLICY_ORDER = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+LINESTYLES = ("-", "--", ":", "-.")
+PANEL_SIZE = (5.0, 3.6)
+DODGE_POINTS = 4.0  # horizontal distance between the policies' error bars at one x
+MIN_WIDTH = 6.5  # inches: room for the longest title
+FORMATS = ("png", "svg")
+DPI = 110
+PARAM_LABELS = {"rate": "rate (events/s per query)", "confidence": "confidence f", "delay": "delay model"}
+
+
+def policy_color(policy: Any) -> str:
+    """C0…C6 for the known policies, C7…C9 (stable per name) for others."""
+    if policy in POLICY_ORDER:
+        return f"C{POLICY_ORDER.index(policy)}"
+    return f"C{len(POLICY_ORDER) + zlib.crc32(str(policy).encode()) % 3}"
+
+
+def _policy_key(policy: Any) -> tuple[int, str]:
+    return (POLICY_ORDER.index(policy) if policy in POLICY_ORDER else len(POLICY_ORDER), str(policy))
+
+
+def _policies(table: pd.DataFrame) -> list[Any]:
+    return sorted(table[SERIES].unique(), key=_policy_key)
+
+
+def panel_label(key: tuple, panels: list[str]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in zip(panels, key))
+
+
+def _split(table: pd.DataFrame, panels: list[str]) -> list[tuple[str, pd.DataFrame]]:
+    """One (label, rows) per combination of the panel parameters; one unlabelled panel without any."""
+    if not panels:
+        return [("", table)]
+    return [(panel_label(key, panels), rows) for key, rows in table.groupby(panels, dropna=False, sort=True)]
+
+
+def _grid(rows: int, cols: int, title: str) -> tuple[Figure, np.ndarray]:
+    figure = Figure(figsize=(max(PANEL_SIZE[0] * cols, MIN_WIDTH), PANEL_SIZE[1] * rows + 0.4), layout="constrained")
+    FigureCanvasAgg(figure)
+    figure.suptitle(title)
+    return figure, figure.subplots(rows, cols, squeeze=False)
+
+
+def _yerr(rows: pd.DataFrame) -> np.ndarray:
+    """Asymmetric error bars from the interval; nan (no bar) where the interval is undefined."""
+    return np.vstack([rows["mean"] - rows["ci_low"], rows["ci_high"] - rows["mean"]]).astype(float)
+
+
+def _lines_with_ci(ax: Axes, table: pd.DataFrame, x: str) -> None:
+    """One error-bar line per policy: mean against ``x``; policies drawn a few points apart so that
+    their error bars at the same x stay readable (the data stay at x)."""
+    policies = _policies(table)
+    for number, policy in enumerate(policies):
+        rows = table[table[SERIES] == policy].sort_values(x)
+        shift = offset_copy(ax.transData, fig=ax.figure, x=DODGE_POINTS * (number - (len(policies) - 1) / 2),
+                            units="points")
+        ax.errorbar(rows[x], rows["mean"], yerr=_yerr(rows), label=str(policy), color=policy_color(policy),
+                    marker="o", capsize=3, transform=shift)
+    _fit_limits(ax, table, x)
+    ax.set_xticks(sorted(table[x].unique()))
+    ax.grid(alpha=0.3)
+
+
+def _fit_limits(ax: Axes, table: pd.DataFrame, x: str) -> None:
+    """Axis limits around every mean and interval end (shifted artists do not update them)."""
+    points = pd.concat([table[[x, column]].set_axis(["x", "y"], axis=1) for column in ("mean", "ci_low", "ci_high")])
+    points = points.astype(float).dropna().to_numpy()
+    if len(points):
+        ax.update_datalim(points)
+        ax.autoscale_view()
+
+
+def _bars_with_ci(ax: Axes, table: pd.DataFrame, group: str, series: str) -> None:
+    """Grouped bars: one group per value of ``group`` on the x axis, one bar (colour) per ``series``."""
+    groups = sorted(table[group].unique(), key=str)
+    names = sorted(table[series].unique(), key=_policy_key)
+    width = 0.8 / len(names)
+    for number, name in enumerate(names):
+        rows = table[table[series] == name].set_index(group).reindex(groups)
+        offsets = np.arange(len(groups)) + (number - (len(names) - 1) / 2) * width
+        color = policy_color(name) if name in POLICY_ORDER else f"C{number}"
+        ax.bar(offsets, rows["mean"], width, label=str(name), color=color)
+        # error bars drawn apart: Axes.bar's own yerr trips a NumPy deprecation with a single bar
+        ax.errorbar(offsets, rows["mean"], yerr=_yerr(rows), fmt="none", ecolor="black", capsize=3)
+    ax.set_xticks(np.arange(len(groups)), [str(value) for value in groups])
+    ax.set_xlabel(PARAM_LABELS.get(group, group))
+    ax.grid(axis="y", alpha=0.3)
+
+
+def _finish(ax: Axes, title: str, xlabel: str | None, ylabel: str, legend: bool = True) -> None:
+    if title:
+        ax.set_title(title, fontsize="medium")
+    if xlabel:
+        ax.set_xlabel(PARAM_LABELS.get(xlabel, xlabel))
+    ax.set_ylabel(ylabel)
+    if legend:
+        ax.legend(fontsize="small")
+
+
+def latency_vs(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
+    """Fig. 6a: mean SWM latency against ``x`` (queries, or the varying load parameter), per policy."""
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), f"Mean SWM latency vs {x} (Fig. 6a)")
+    for ax, (label, rows) in zip(axes[0], parts):
+        _lines_with_ci(ax, rows, x)
+        _finish(ax, label, x, "mean SWM latency (ms)")
+    return figure
+
+
+def latency_cdf(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Fig. 6b: SWM latency at the 40th–99th percentile, per policy (repetitions pooled)."""
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), "SWM latency CDF, 40th–99th percentile (Fig. 6b)")
+    for ax, (label, rows) in zip(axes[0], parts):
+        for policy in _policies(rows):
+            line = rows[rows[SERIES] == policy].sort_values("percentile")
+            ax.plot(line["latency_ms"], line["percentile"], label=str(policy), color=policy_color(policy))
+        ax.grid(alpha=0.3)
+        _finish(ax, label, "SWM latency (ms)", "percentile")
+    return figure
+
+
+def slowdown_vs_queries(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Fig. 6c: slowdown (latency / latency of the query alone) against the number of queries."""
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), "Slowdown vs queries (Fig. 6c)")
+    for ax, (label, rows) in zip(axes[0], parts):
+        _lines_with_ci(ax, rows, "queries")
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+        _finish(ax, label, "queries", "slowdown (× latency alone)")
+    return figure
+
+
+def throughput_vs(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
+    """Fig. 6d: throughput against ``x`` per policy; one row per metric (Flink sources, generator)."""
+    metrics = [metric for metric in THROUGHPUT_METRICS if metric in set(table["metric"])]
+    parts = _split(table, panels)
+    figure, axes = _grid(len(metrics), len(parts), f"Throughput vs {x} (Fig. 6d)")
+    for row, metric in enumerate(metrics):
+        for ax, (label, rows) in zip(axes[row], parts):
+            _lines_with_ci(ax, rows[rows["metric"] == metric], x)
+            _finish(ax, label, x, THROUGHPUT_METRICS[metric])
+    return figure
+
+
+RESOURCE_ROWS = {"rss_mb": "RSS (MB)", "cpu_percent": "CPU (%)"}
+
+
+def resources_over_time(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Fig. 8: memory (RSS) and CPU per component over the run, one line per configuration: colour =
+    policy, line style = combination of the other varying parameters; repetitions averaged."""
+    components = sorted(table["component"].unique(), key=_component_key)
+    figure, axes = _grid(len(RESOURCE_ROWS), len(components), "Memory and CPU over time (Fig. 8)")
+    for row, (column, ylabel) in enumerate(RESOURCE_ROWS.items()):
+        for ax, component in zip(axes[row], components):
+            _resource_lines(ax, table[table["component"] == component], column, panels)
+            _finish(ax, component, "seconds since the first sample", ylabel, legend=False)
+    figure.legend(*axes[0][0].get_legend_handles_labels(), loc="outside right upper", fontsize="small")
+    return figure
+
+
+def _component_key(component: str) -> tuple[int, str]:
+    """The stream processor first (TaskManagers, JobManager), then Kafka, the generator, the rest."""
+    prefixes = ("taskmanager", "jobmanager", "kafka", "generator")
+    return next((number for number, prefix in enumerate(prefixes) if component.startswith(prefix)), 4), component
+
+
+def _resource_lines(ax: Axes, table: pd.DataFrame, column: str, panels: list[str]) -> None:
+    for style, (label, rows) in zip(_cycle(LINESTYLES), _split(table, panels)):
+        for policy in _policies(rows):
+            line = rows[rows[SERIES] == policy].sort_values("second")
+            name = f"{policy}, {label}" if label else str(policy)
+            ax.plot(line["second"], line[column], label=name, color=policy_color(policy), linestyle=style)
+    ax.grid(alpha=0.3)
+
+
+def _cycle(values: tuple[str, ...]) -> Iterator[str]:
+    while True:
+        yield from values
+
+
+def estimator_accuracy(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Fig. 9c: % of SWMs ingested inside the predicted interval, grouped by delay model, one bar per
+    estimator and confidence (and policy, when several policies estimate)."""
+    table = table.assign(series=_estimator_labels(table))
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), "Estimator accuracy by delay model and confidence (Fig. 9c)")
+    for ax, (label, rows) in zip(axes[0], parts):
+        _bars_with_ci(ax, rows, "delay", "series")
+        for level in sorted(rows["confidence"].unique()):
+            ax.axhline(100 * level, color="grey", linewidth=0.8, linestyle=":")
+        ax.set_ylim(0, 105)
+        _finish(ax, label, None, "SWMs inside the interval (%)")
+    return figure
+
+
+def _estimator_labels(table: pd.DataFrame) -> pd.Series:
+    labels = table["estimator"] + "-" + (100 * table["confidence"].astype(float)).map("{:g}".format)
+    if table[SERIES].nunique() > 1:
+        labels = labels + " (" + table[SERIES].astype(str) + ")"
+    return labels
+
+
+def scheduler_overhead(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Fig. 9d: the scheduler's time per cycle as % of the cycle length r, by confidence, per policy."""
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), "Scheduler overhead (Fig. 9d)")
+    for ax, (label, rows) in zip(axes[0], parts):
+        _bars_with_ci(ax, rows, "confidence", SERIES)
+        _finish(ax, label, None, "scheduler time per cycle (% of r)")
+    return figure
+
+
+def save(figure: Figure, directory: Path, stem: str) -> list[Path]:
+    """``stem``.png and ``stem``.svg in ``directory``."""
+    paths = [directory / f"{stem}.{fmt}" for fmt in FORMATS]
+    for path in paths:
+        figure.savefig(path, dpi=DPI)
+    return paths

@@ -1,0 +1,43 @@
+"""`klinkctl report`: the Click command; registered in cli.py with ``main.add_command(report)``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if not 0 < value < 1:
+        raise click.BadParameter(f"must be between 0 and 1 (exclusive), got {value}")
+    return value
+
+
+@click.command("report")
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Where to write the plots and index.html. [DIRECTORY/report]")
+@click.option("--confidence", type=float, default=0.95, show_default=True, callback=_confidence,
+              help="Level of the Student t confidence intervals over repetitions, between 0 and 1.")
+def report(directory: Path, out_dir: Path | None, confidence: float) -> None:
+    """Plots (PNG + SVG) and one self-contained index.html for the runs in DIRECTORY: the analogues of
+    the Klink paper's Figs. 6a–6d, 8, 9c and 9d, each where its data exists.
+
+    DIRECTORY is a sweep directory (index.csv), a directory holding run directories, or one run directory.
+    Only completed runs are used; the others are listed with their reason.
+    """
+    from klinkctl.results.report_build import build_report
+
+    outcome = build_report(directory, out_dir, confidence)
+    runset = outcome.runset
+    click.echo(f"{len(runset.runs)} completed runs, {len(runset.excluded)} left out; "
+               f"varying: {', '.join(runset.varying) or 'nothing'}")
+    for run, status, reason in runset.excluded.itertuples(index=False):
+        click.echo(f"left out: {run} ({status}){f': {reason}' if reason else ''}")
+    for note in runset.notes:
+        click.echo(f"note: {note}")
+    for section in outcome.written:
+        click.echo(f"Fig. {section.spec.key}: {', '.join(path.name for path in section.files)}")
+    for section in outcome.skipped:
+        click.echo(f"Fig. {section.spec.key} skipped: {section.skipped}")
+    click.echo(f"report: {outcome.html}")
