@@ -203,6 +203,9 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "management, 0 < b <= 1. [0.8]")
 @click.option("--cores", type=str, help="Scheduler: tasks (klink: pipelines) running at once C. "
               "[cores of the TaskManager]")
+@click.option("--strict-slack", is_flag=True, default=None, help="Scheduler (klink): select C pipelines by slack "
+              "every cycle, as in the paper, even when all queued work fits in one cycle (default: such cycles "
+              "pause nothing).")
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb) on the stack and write results/<run-id>/."""

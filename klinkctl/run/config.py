@@ -42,6 +42,7 @@ class BenchConfig:
     confidence: float = 0.95
     memory_bound: float = 0.8
     cores: int | None = None  # None = every core the TaskManager has
+    strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
 
     def validate(self) -> BenchConfig:
@@ -93,6 +94,8 @@ class BenchConfig:
                                      "b": self.memory_bound}
         if self.cores is not None:
             params["C"] = self.cores
+        if self.strict_slack:
+            params["strict"] = "true"
         return params
 
     def to_dict(self) -> dict:
@@ -106,6 +109,7 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
 
 _INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores"}
 _FLOAT_FIELDS = {"confidence", "memory_bound"}
+_BOOL_FIELDS = {"strict_slack"}
 
 
 def _integer(value: object, option: str) -> int:
@@ -121,6 +125,15 @@ def _number(value: object, option: str) -> float:
         return float(str(value).strip())
     except ValueError:
         raise KlinkError(f"{option} must be a number, got {value!r}") from None
+
+
+def _boolean(value: object, option: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "1", "0", "yes", "no"):
+        raise KlinkError(f"{option} must be true or false, got {value!r}")
+    return text in ("true", "1", "yes")
 
 
 def _option(field: str) -> str:
@@ -143,6 +156,8 @@ def _normalise(raw: dict, source: str) -> dict:
             value = _integer(value, _option(name))
         elif name in _FLOAT_FIELDS:
             value = _number(value, _option(name))
+        elif name in _BOOL_FIELDS:
+            value = _boolean(value, _option(name))
         values[name] = value
     return values
 

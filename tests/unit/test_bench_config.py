@@ -133,3 +133,14 @@ def test_cpu_lists_must_name_cores_of_this_machine():
         parse_cpu_list("999", "--tm-cpus")
     with pytest.raises(KlinkError, match="--generator-cpus must be a list of cores like 1 or 0,2"):
         resolve(None, {"generator_cpus": "one"})
+
+
+def test_strict_slack_reaches_the_agent_only_when_asked_for(tmp_path):
+    assert "strict" not in resolve(None, {"policy": "klink"}).scheduler_params()
+    assert resolve(None, {"policy": "klink", "strict_slack": True}).scheduler_params()["strict"] == "true"
+    config_file = tmp_path / "strict.yaml"
+    config_file.write_text("policy: klink\nstrict-slack: yes\n")
+    assert resolve(config_file, {"strict_slack": None}).strict_slack is True
+    config_file.write_text("strict-slack: maybe\n")
+    with pytest.raises(KlinkError, match="--strict-slack must be true or false, got 'maybe'"):
+        resolve(config_file, {})

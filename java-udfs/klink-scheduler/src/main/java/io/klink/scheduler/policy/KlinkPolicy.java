@@ -52,6 +52,9 @@ import java.util.TreeMap;
  *       work (then idle ones), each with all its tasks: C counts pipelines here, not tasks (see
  *       {@link #choosePipelines}). Alg. 1 starts from min_sl = 0, which would select nothing when
  *       every slack is positive; we take the least slack regardless of sign.</li>
+ *   <li><b>Light load</b>: when all queued work fits in one cycle on C cores, nothing is paused
+ *       ({@link #demandMs}; {@code why} starts with {@code light:}), unless {@code strict} asks for the
+ *       paper's selection in every cycle.</li>
  * </ol>
  *
  * <h2>Memory management (§3.4)</h2>
@@ -83,6 +86,8 @@ public final class KlinkPolicy implements SchedulingPolicy {
     private Set<String> lastChosen;
     private long prevNow = NONE;
     private boolean memoryMode;
+    /** The last cycle found every queue drainable within it, so nothing was paused (see {@link #choose}). */
+    private boolean lightLoad;
     private int memoryModeCycles;
     private int cooldown;
     private Map<String, Double> lastSlacks = Map.of();
@@ -129,9 +134,10 @@ public final class KlinkPolicy implements SchedulingPolicy {
     /** Each unit's slack in ms ({@code q00=-120;q01=inf}), prefixed {@code mm:} in memory mode. */
     @Override
     public String explainLastChoice() {
-        StringBuilder out = new StringBuilder(memoryMode ? "mm:" : "");
+        String prefix = memoryMode ? "mm:" : lightLoad ? "light:" : "";
+        StringBuilder out = new StringBuilder(prefix);
         lastSlacks.forEach((unit, slack) -> {
-            if (out.length() > (memoryMode ? 3 : 0)) {
+            if (out.length() > prefix.length()) {
                 out.append(';');
             }
             out.append(unit).append('=').append(Double.isFinite(slack) ? Long.toString(Math.round(slack)) : "inf");
@@ -200,7 +206,11 @@ public final class KlinkPolicy implements SchedulingPolicy {
             pipelines.add(tasks);
         }
         List<String> chosen;
-        if (memoryMode) {
+        lightLoad = !config.strictSlack() && !memoryMode && sel.toList().isEmpty()
+                && demandMs(topo) <= state.cycleMs() * maxRunning;
+        if (lightLoad) {
+            chosen = List.copyOf(taskOrder);
+        } else if (memoryMode) {
             List<String> reliefTasks = reliefTasks(state, topo, slack);
             sel.addRunnable(state, reliefTasks);
             List<String> nonSource = new ArrayList<>();
@@ -226,6 +236,22 @@ public final class KlinkPolicy implements SchedulingPolicy {
         prevNow = state.nowMs();
         lastSlacks = Collections.unmodifiableMap(slack);
         return chosen;
+    }
+
+    /**
+     * Work conservation: when everything queued can be processed within this cycle on C cores (demand ≤
+     * r · C), no query's window waits for another's, so pausing would only idle cores (at light load the
+     * TaskManager's core was 75 % idle while two of four pipelines sat paused). Every task then runs, as
+     * under the OS; slack ordering starts as soon as the queued work exceeds what one cycle can drain.
+     */
+    private static double demandMs(Topology topo) {
+        double total = 0;
+        for (String unit : topo.units()) {
+            for (String u : topo.swmInputs(unit)) {
+                total += Topology.drainCostMs(topo.path(u, unit));
+            }
+        }
+        return total;
     }
 
     /**

@@ -19,6 +19,9 @@ import java.util.Map;
  * @param memoryCycles K: the longest stretch of memory-management cycles; after K cycles with memory
  *                     still &gt;= b Klink orders by slack for K cycles before it may re-enter
  *                     (&gt;= 1; default 25, ≈ 3 s at r = 120 ms, the paper's example period)
+ * @param strictSlack  Klink selects C pipelines by slack every cycle, also when all queued work fits in one
+ *                     cycle (the paper's behaviour); default false: such cycles pause nothing (key {@code strict},
+ *                     1/true)
  */
 public record PolicyConfig(
         long cycleMs,
@@ -28,7 +31,8 @@ public record PolicyConfig(
         int cores,
         int quantum,
         int agingCycles,
-        int memoryCycles) {
+        int memoryCycles,
+        boolean strictSlack) {
 
     public static final long DEFAULT_CYCLE_MS = 120;
     public static final int DEFAULT_HISTORY = 400;
@@ -70,7 +74,7 @@ public record PolicyConfig(
     }
 
     /**
-     * Parses keys r, h, f, b, C, quantum, age, mmcycles; missing keys take their defaults.
+     * Parses keys r, h, f, b, C, quantum, age, mmcycles, strict; missing keys take their defaults.
      *
      * @throws IllegalArgumentException naming the key if a value is not a number or out of range
      */
@@ -84,12 +88,24 @@ public record PolicyConfig(
                 intParam(p, "C", Runtime.getRuntime().availableProcessors()),
                 intParam(p, "quantum", DEFAULT_QUANTUM),
                 intParam(p, "age", DEFAULT_AGING_CYCLES),
-                intParam(p, "mmcycles", DEFAULT_MEMORY_CYCLES));
+                intParam(p, "mmcycles", DEFAULT_MEMORY_CYCLES),
+                booleanParam(p, "strict"));
     }
 
     /** A copy with another aging bound (tests, and the agent's overrides). */
     public PolicyConfig withAgingCycles(int x) {
-        return new PolicyConfig(cycleMs, history, confidence, memoryBound, cores, quantum, x, memoryCycles);
+        return new PolicyConfig(cycleMs, history, confidence, memoryBound, cores, quantum, x, memoryCycles, strictSlack);
+    }
+
+    private static boolean booleanParam(Map<String, String> p, String key) {
+        String v = raw(p, key);
+        if (v == null || v.equals("0") || v.equalsIgnoreCase("false")) {
+            return false;
+        }
+        if (v.equals("1") || v.equalsIgnoreCase("true")) {
+            return true;
+        }
+        throw new IllegalArgumentException("parameter " + key + " must be true/false or 1/0, got " + v);
     }
 
     private static String raw(Map<String, String> p, String key) {

@@ -44,6 +44,13 @@ class KlinkPolicyTest {
 
     // ------------------------------------------------------------------ thesis Fig. 1.1
 
+    /** t = 0, r = 1 s: W1 (7 s window) and W2 (6 s window) each hold 4 events of {@code costNs}. */
+    private static SchedulerState fourEventsEach(double costNs) {
+        return Fx.state(T0, 1000, 0.1, queries("W1", "W2"),
+                snap("W1-src").wm(T0), snap("W1-win").queued(4).cost(costNs).deadline(T0 + 7000).wm(T0),
+                snap("W2-src").wm(T0), snap("W2-win").queued(4).cost(costNs).deadline(T0 + 6000).wm(T0));
+    }
+
     @Test
     void fig11TighterSlackRunsFirst() {
         // Thesis Fig. 1.1: W1 aggregates a 7 s window, W2 a 6 s window; every event costs 1 s.
@@ -52,10 +59,7 @@ class KlinkPolicyTest {
         // (a) t = 0, both queues hold 4 events (cost 4 s each): sl(W2) ≈ 6 + ½ − 4 < sl(W1) ≈ 7 + ½ − 4,
         //     so the query whose deadline is closer runs: W2.
         KlinkPolicy a = klink(1000, Map.of());
-        SchedulerState s0 = Fx.state(T0, 1000, 0.1, queries("W1", "W2"),
-                snap("W1-src").wm(T0), snap("W1-win").queued(4).cost(1e9).deadline(T0 + 7000).wm(T0),
-                snap("W2-src").wm(T0), snap("W2-win").queued(4).cost(1e9).deadline(T0 + 6000).wm(T0));
-        assertEquals(List.of("W2-win", "W2-src"), a.choose(s0, 1)); // one pipeline, all its tasks
+        assertEquals(List.of("W2-win", "W2-src"), a.choose(fourEventsEach(1e9), 1)); // one pipeline, all its tasks
         assertTrue(a.lastSlacks().get("W2") < a.lastSlacks().get("W1"));
 
         // (b) t = 2 s: Klink has processed two of W2's events (2 left, cost 2 s) while W1 holds 5 (cost 5 s).
@@ -71,6 +75,21 @@ class KlinkPolicyTest {
         double mean = T0 + 7000;
         double expected = KlinkMath.expectedSlack(T0 + 2000, mean, 1000, mean - Z95 * 1000, mean + Z95 * 1000, 1000, 5000);
         assertEquals(expected, b.lastSlacks().get("W1"), 1e-6);
+    }
+
+    @Test
+    void atLightLoadNothingIsPausedAndSlackOrderStartsWhenQueuesExceedACycle() {
+        // r = 1 s, C = 1: 4 + 4 queued events of 1 ms each drain in 8 ms ≤ r · C, so every task runs
+        KlinkPolicy light = klink(1000, Map.of());
+        assertEquals(4, light.choose(fourEventsEach(1e6), 1).size());
+        assertTrue(light.explainLastChoice().startsWith("light:W1="), light.explainLastChoice());
+        // the same queues at 1 s per event (8 s of work) exceed the cycle: one pipeline, least slack (Fig. 1.1 a)
+        KlinkPolicy loaded = klink(1000, Map.of());
+        assertEquals(List.of("W2-win", "W2-src"), loaded.choose(fourEventsEach(1e9), 1));
+        assertFalse(loaded.explainLastChoice().startsWith("light:"));
+        // strict: the paper's selection even at light load
+        KlinkPolicy strict = klink(1000, Map.of("strict", "true"));
+        assertEquals(List.of("W2-win", "W2-src"), strict.choose(fourEventsEach(1e6), 1));
     }
 
     // ------------------------------------------------------------------ joins
@@ -198,9 +217,9 @@ class KlinkPolicyTest {
         // F: filter drops 3 of 4 records (1000 queued, 1 µs each) → p = 1000·(1 − 0.25) = 750.
         // S: a map with selectivity 1 (p = 0) and a much closer deadline → least slack.
         return Fx.state(now, 100, memory, memoryTopology(),
-                snap("F-src").queued(10).wm(now), snap("F-filter").queued(1000).cost(1000).sel(0.25),
+                snap("F-src").queued(10).wm(now), snap("F-filter").queued(1000).cost(1e6).sel(0.25),
                 snap("F-win").sel(1).deadline(now + 60_000).wm(now),
-                snap("S-src").queued(10).wm(now), snap("S-map").queued(500).cost(1000).sel(1),
+                snap("S-src").queued(10).wm(now), snap("S-map").queued(500).cost(1e6).sel(1),
                 snap("S-win").sel(1).deadline(now + 1_000).wm(now));
     }
 
