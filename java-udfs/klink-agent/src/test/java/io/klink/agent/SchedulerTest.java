@@ -105,7 +105,9 @@ class SchedulerTest {
     void everyPolicyRunsACycleOnTheFramework(@TempDir Path runDir) {
         addTasks(6);
         for (String name : io.klink.scheduler.policy.Policies.NAMES) {
-            scheduler.apply(new ControlFile(name, Map.of(), name.equals("default") ? null : runDir.resolve(name)));
+            // strict: Klink would otherwise run everything at this light load (its work-conserving rule)
+            scheduler.apply(new ControlFile(name, Map.of("strict", "true"),
+                    name.equals("default") ? null : runDir.resolve(name)));
             for (int c = 0; c < 5; c++) {
                 for (FakeProbe p : probes) {
                     p.in += 100;
