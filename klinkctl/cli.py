@@ -15,6 +15,7 @@ from klinkctl.paths import resolve_state_dir
 from klinkctl.netem import control as netem_control
 from klinkctl.netem.cli import container_finder, netem
 from klinkctl.results.compare_cli import compare
+from klinkctl.run.sweep_cli import sweep
 from klinkctl.results.report_cli import report
 from klinkctl.stack import backends
 from klinkctl.stack.base import ComponentStatus
@@ -259,3 +260,4 @@ def _print_summary(summary: dict) -> None:
 main.add_command(compare)
 main.add_command(netem)
 main.add_command(report)
+main.add_command(sweep)

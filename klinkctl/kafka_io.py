@@ -96,8 +96,9 @@ def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, c
     """Kafka append time − event_time (ms) of records spread evenly over each topic (partition 0): `chunks`
     runs of consecutive records per topic, `budget` records in all. Topics must use APPEND_TIME."""
     per_chunk = max(1, budget // (len(topics) * chunks)) if topics else 0
+    # a chunk at a small topic's end would otherwise wait fetch.wait.max.ms (500 ms) for more, 100 times per topic
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-delays-{time.time_ns()}",
-                         "enable.auto.commit": False, "logger": QUIET_CLIENT_LOGGER})
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 10, "logger": QUIET_CLIENT_LOGGER})
     delays: list[int] = []
     try:
         for topic in topics:

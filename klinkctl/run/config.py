@@ -110,6 +110,7 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
 _INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores"}
 _FLOAT_FIELDS = {"confidence", "memory_bound"}
 _BOOL_FIELDS = {"strict_slack"}
+_TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
 
 def _integer(value: object, option: str) -> int:
@@ -158,6 +159,8 @@ def _normalise(raw: dict, source: str) -> dict:
             value = _number(value, _option(name))
         elif name in _BOOL_FIELDS:
             value = _boolean(value, _option(name))
+        elif name in _TEXT_FIELDS:
+            value = str(value)  # YAML reads `generator-cpus: 0` as the number 0
         values[name] = value
     return values
 

@@ -144,3 +144,9 @@ def test_strict_slack_reaches_the_agent_only_when_asked_for(tmp_path):
     config_file.write_text("strict-slack: maybe\n")
     with pytest.raises(KlinkError, match="--strict-slack must be true or false, got 'maybe'"):
         resolve(config_file, {})
+
+
+def test_a_core_list_written_as_a_bare_number_in_yaml_still_pins(tmp_path):
+    config_file = tmp_path / "pinned.yaml"
+    config_file.write_text("generator-cpus: 0\n")  # YAML: the integer 0, which must not read as "not pinned"
+    assert resolve(config_file, {}).generator_cpus == "0"

@@ -1,0 +1,475 @@
+"""An experiment grid: a sweep file planned into bench runs, run one after another, resumable.
+
+Planner (pure, no I/O): a sweep file's mapping -> ``SweepSpec`` -> ``PlannedRun``s, in a fixed order with
+per-repetition seeds, every run's ``BenchConfig`` validated before anything starts (``plan_runs``).
+
+Runner: a sweep directory ``results/<sweep-id>/`` holds ``sweep.yaml`` (the resolved sweep file),
+``index.csv`` (one row per planned run and its status, rewritten atomically before and after every run) and the run
+directories ``run_bench`` writes. ``run_sweep`` runs every run not yet completed; ``open_sweep`` reopens
+an interrupted sweep so that only its unfinished runs are run again. Format: docs/sweep.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import os
+import re
+import time
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+
+from klinkctl.errors import KlinkError
+from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, sigterm_as_interrupt
+from klinkctl.run.config import BenchConfig, _integer, _normalise
+from klinkctl.stack.spec import StackSpec
+
+SWEEP_FILE = "sweep.yaml"
+INDEX_FILE = "index.csv"
+#: index.csv's leading columns (`klinkctl report` reads them); one column per grid parameter follows.
+INDEX_COLUMNS = ("index", "run_id", "status", "repetition", "seed", "started_at", "finished_at", "wall_s",
+                 "reason", "run_dir")
+PENDING, COMPLETED, FAILED, INTERRUPTED = "pending", "completed", "failed", "interrupted"
+STATUSES = (PENDING, COMPLETED, FAILED, INTERRUPTED)
+
+DEFAULT_REPETITIONS = 3
+DEFAULT_BASE_SEED = 42  # bench's default seed: repetition 1 of a sweep = a plain `klinkctl bench` run
+SWEEP_KEYS = ("name", "workload", "repetitions", "base-seed", "fixed", "grid")
+#: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
+RESERVED_FIELDS = {"seed": "the seed is base-seed + repetition - 1; set base-seed at the top level",
+                   "workload": "give the workload at the top level (workload: ysb)"}
+#: Per run, besides the lead, the events and the drain: topics, job submission, teardown, the ingestion-delay
+#: sample, summary (measured 2026-11-22: 4 x 60 000 events/s for 25 s took 55-60 s from start to summary.json,
+#: lead + events + drain = 36 s). The progress bar's ETA corrects it with the runs' actual times.
+RUN_OVERHEAD_S = 20.0
+_TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type in ("str", str)}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+# ---------------------------------------------------------------- planner (pure)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A sweep file, checked: bench settings in `fixed`, value lists per parameter in `grid` (as written)."""
+
+    name: str
+    workload: str
+    repetitions: int
+    base_seed: int
+    fixed: dict[str, Any]
+    grid: dict[str, list[Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sweep file form (what sweep.yaml holds; `klinkctl sweep` reads it back)."""
+        return {"name": self.name, "workload": self.workload, "repetitions": self.repetitions,
+                "base-seed": self.base_seed, "fixed": dict(self.fixed), "grid": {k: list(v) for k, v in self.grid.items()}}
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    index: int  # 1-based position in the run order
+    repetition: int  # 1-based
+    seed: int
+    params: dict[str, Any]  # this run's value of every grid parameter, in grid order, as written
+    config: BenchConfig
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{key}={value}" for key, value in self.params.items()) + f" rep {self.repetition}"
+
+    @property
+    def estimated_s(self) -> float:
+        return estimate_run_s(self.config)
+
+
+def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | None = None) -> SweepSpec:
+    """A sweep file's mapping -> SweepSpec; `repetitions` (from the command line) overrides the file's."""
+    if not isinstance(raw, dict):
+        raise KlinkError(f"{source}: a sweep file is a mapping of {', '.join(SWEEP_KEYS)}; got {type(raw).__name__}")
+    unknown = sorted(str(key) for key in raw if str(key).replace("_", "-") not in SWEEP_KEYS)
+    if unknown:
+        raise KlinkError(f"{source}: unknown key {unknown[0]!r}; valid: {', '.join(SWEEP_KEYS)} (bench settings go "
+                         "under fixed: or grid:)")
+    top = {str(key).replace("_", "-"): value for key, value in raw.items()}
+    if "workload" not in top:
+        raise KlinkError(f"{source}: no workload (e.g. workload: ysb)")
+    spec = SweepSpec(
+        name=_sweep_name(top.get("name", default_name), source), workload=str(top["workload"]),
+        repetitions=_positive_int(repetitions if repetitions is not None else top.get("repetitions", DEFAULT_REPETITIONS),
+                                  f"{source}: repetitions"),
+        base_seed=_integer(top.get("base-seed", DEFAULT_BASE_SEED), f"{source}: base-seed"),
+        fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=_grid(top.get("grid"), source))
+    _check_settings(spec, source)
+    return spec
+
+
+def plan_runs(spec: SweepSpec, source: str) -> list[PlannedRun]:
+    """Every run, in order: repetition (outermost), then each combination of the grid's other parameters
+    (first parameter slowest), then the policies innermost — one grid point's policies run back to back,
+    rotated by one per repetition, so drift on the machine hits every policy alike. Repetition k of every
+    point has the same seed (paired comparison). Every run's BenchConfig is validated here."""
+    fixed = _bench_fields(spec.fixed, f"{source} (fixed)")
+    policy_key = _policy_key(spec.grid, source)
+    axes = {key: values for key, values in spec.grid.items() if key != policy_key}
+    policies = spec.grid[policy_key] if policy_key else [None]
+    runs: list[PlannedRun] = []
+    for repetition in range(1, spec.repetitions + 1):
+        seed = spec.base_seed + repetition - 1
+        for point in itertools.product(*axes.values()):
+            for policy in rotated(policies, repetition - 1):
+                params = _params_in_grid_order(spec.grid, dict(zip(axes, point)), policy_key, policy)
+                runs.append(_planned(len(runs) + 1, repetition, seed, params, spec, fixed, source))
+    return runs
+
+
+def rotated(items: list[Any], shift: int) -> list[Any]:
+    shift %= len(items)
+    return items[shift:] + items[:shift]
+
+
+def estimate_run_s(config: BenchConfig) -> float:
+    """Wall time of one run: the generator's lead, the events, the drain of the last windows, the rest."""
+    return (START_LEAD_MS + config.duration_ms + drain_ms(config)) / 1000 + RUN_OVERHEAD_S
+
+
+def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spec: SweepSpec,
+             fixed: dict[str, Any], source: str) -> PlannedRun:
+    point = _bench_fields(params, f"{source} (grid)")
+    try:
+        config = BenchConfig(**{**fixed, **point, "workload": spec.workload, "seed": seed}).validate()
+    except KlinkError as error:
+        raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
+    except TypeError as error:
+        raise KlinkError(f"{source}: invalid bench settings: {error}") from None
+    return PlannedRun(index, repetition, seed, params, config)
+
+
+def _params_in_grid_order(grid: dict[str, list[Any]], point: dict[str, Any], policy_key: str | None,
+                          policy: Any) -> dict[str, Any]:
+    values = {**point, **({policy_key: policy} if policy_key else {})}
+    return {key: values[key] for key in grid}
+
+
+def _policy_key(grid: dict[str, list[Any]], source: str) -> str | None:
+    return next((key for key, values in grid.items() if _field(key, values[0], f"{source} (grid)") == "policy"), None)
+
+
+def _field(key: str, value: Any, source: str) -> str:
+    """The BenchConfig field a setting as written (`watermark-bound`) sets."""
+    (name,) = _bench_fields({key: value}, source)
+    return name
+
+
+def _bench_fields(settings: dict[str, Any], source: str) -> dict[str, Any]:
+    """Settings as written -> BenchConfig fields, through the bench config's own parser; text settings
+    stay text (YAML reads `generator-cpus: 0` as the number 0, which would mean "not pinned")."""
+    try:
+        values = _normalise(settings, source)
+    except KlinkError as error:  # a bad value's message names the option, not the file
+        raise (error if source in str(error) else KlinkError(f"{source}: {error}")) from None
+    return {name: str(value) if name in _TEXT_FIELDS and not isinstance(value, bool) else value
+            for name, value in values.items()}
+
+
+def _check_settings(spec: SweepSpec, source: str) -> None:
+    """Known settings only, each set once (fixed or grid), none of those the sweep sets itself."""
+    seen: dict[str, str] = {}
+    for where, settings in (("fixed", spec.fixed), ("grid", {k: v[0] for k, v in spec.grid.items()})):
+        for key, value in settings.items():
+            name = _field(key, value, f"{source} ({where})")
+            if name in RESERVED_FIELDS:
+                raise KlinkError(f"{source}: {where}: {key!r} is not a sweep setting; {RESERVED_FIELDS[name]}")
+            if name in seen:
+                raise KlinkError(f"{source}: {key!r} in {where} sets the same setting as {seen[name]}; give it once")
+            seen[name] = f"{key!r} in {where}"
+
+
+def _grid(value: object, source: str) -> dict[str, list[Any]]:
+    grid = _mapping(value, f"{source}: grid")
+    for key, values in grid.items():
+        if not isinstance(values, list):
+            raise KlinkError(f"{source}: grid: {key!r} must be a list of values, e.g. {key}: [{values}]; "
+                             "put a single value under fixed:")
+        if not values:
+            raise KlinkError(f"{source}: grid: {key!r} has no values")
+        duplicates = sorted({str(v) for v in values if values.count(v) > 1})
+        if duplicates:
+            raise KlinkError(f"{source}: grid: {key!r} lists {duplicates[0]} more than once")
+    return grid
+
+
+def _mapping(value: object, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise KlinkError(f"{what} must be a mapping of bench settings, got {type(value).__name__}")
+    return {str(key): item for key, item in value.items()}
+
+
+def _positive_int(value: object, what: str) -> int:
+    number = _integer(value, what)
+    if number < 1:
+        raise KlinkError(f"{what} must be at least 1, got {number}")
+    return number
+
+
+def _sweep_name(value: object, source: str) -> str:
+    name = str(value)
+    if not _NAME.match(name):
+        raise KlinkError(f"{source}: name {name!r} must be letters, digits, '.', '_' or '-' (it names the sweep directory)")
+    return name
+
+
+# ---------------------------------------------------------------- the sweep directory
+
+
+@dataclass
+class IndexRow:
+    """One planned run in index.csv: its place in the grid and what became of it."""
+
+    index: int
+    repetition: int
+    seed: int
+    params: dict[str, str]
+    run_id: str = ""
+    status: str = PENDING
+    started_at: str = ""
+    finished_at: str = ""
+    wall_s: str = ""
+    reason: str = ""
+    run_dir: str = ""  # relative to the sweep directory
+
+    @classmethod
+    def planned(cls, run: PlannedRun) -> IndexRow:
+        return cls(run.index, run.repetition, run.seed, {key: str(value) for key, value in run.params.items()})
+
+    def matches(self, run: PlannedRun) -> bool:
+        planned = IndexRow.planned(run)
+        return (self.index, self.repetition, self.seed, self.params) == (
+            planned.index, planned.repetition, planned.seed, planned.params)
+
+    def to_csv(self) -> dict[str, object]:
+        return {**{name: getattr(self, name) for name in INDEX_COLUMNS}, **self.params}
+
+
+@dataclass
+class Sweep:
+    directory: Path
+    spec: SweepSpec
+    runs: list[PlannedRun]
+    rows: list[IndexRow]  # rows[i] belongs to runs[i]
+
+    def unfinished(self) -> list[PlannedRun]:
+        return [run for run, row in zip(self.runs, self.rows) if row.status != COMPLETED]
+
+    def row(self, run: PlannedRun) -> IndexRow:
+        return self.rows[run.index - 1]
+
+    def counts(self) -> dict[str, int]:
+        return {status: sum(row.status == status for row in self.rows) for status in STATUSES}
+
+
+def read_sweep_file(path: Path, repetitions: int | None = None) -> tuple[SweepSpec, list[PlannedRun]]:
+    """A sweep file, parsed and planned: every run validated, nothing started or written."""
+    spec = parse_sweep(_read_yaml(path), str(path), path.stem, repetitions)
+    return spec, plan_runs(spec, str(path))
+
+
+def create_sweep(spec: SweepSpec, runs: list[PlannedRun], results_root: Path) -> Sweep:
+    """A new sweep directory results/<name>-<time>/ with sweep.yaml and an index.csv of pending runs."""
+    sweep = Sweep(_new_sweep_dir(results_root, spec.name), spec, runs, [IndexRow.planned(run) for run in runs])
+    save(sweep)
+    return sweep
+
+
+def open_sweep(directory: Path, repetitions: int | None = None) -> Sweep:
+    """An existing sweep directory, to resume (nothing written): its sweep.yaml planned again, its index.csv
+    matched against the plan. More repetitions than before append runs; fewer are refused."""
+    path = directory / SWEEP_FILE
+    if not path.is_file():
+        raise KlinkError(f"{directory} is not a sweep directory (no {SWEEP_FILE}); give the directory "
+                         f"`klinkctl sweep` created, results/<sweep-id>/")
+    saved, runs = read_sweep_file(path)
+    if repetitions is not None and repetitions < saved.repetitions:
+        raise KlinkError(f"--repetitions {repetitions} is fewer than the {saved.repetitions} of the sweep in {directory}")
+    spec, runs = read_sweep_file(path, repetitions) if repetitions is not None else (saved, runs)
+    return Sweep(directory, spec, runs, match_index(read_index(directory, list(spec.grid)), runs, directory))
+
+
+def match_index(rows: list[IndexRow], runs: list[PlannedRun], directory: Path) -> list[IndexRow]:
+    """index.csv's rows, checked against the plan; planned runs beyond them (more repetitions) are pending."""
+    if len(rows) > len(runs):
+        raise KlinkError(f"{directory / INDEX_FILE} has {len(rows)} runs but {SWEEP_FILE} plans {len(runs)}; "
+                         "was sweep.yaml edited?")
+    for row, run in zip(rows, runs):
+        if not row.matches(run):
+            raise KlinkError(f"{directory / INDEX_FILE}: row {row.index} is not run {run.index} of {SWEEP_FILE} "
+                             f"({run.label}, seed {run.seed}); was either file edited?")
+    return rows + [IndexRow.planned(run) for run in runs[len(rows):]]
+
+
+def save(sweep: Sweep) -> None:
+    """sweep.yaml (rewritten only when it changed, e.g. more repetitions) and index.csv."""
+    path = sweep.directory / SWEEP_FILE
+    text = (f"# klinkctl sweep {sweep.spec.name}: {len(sweep.runs)} runs. Resume an unfinished sweep with\n"
+            f"# klinkctl sweep --resume {sweep.directory}\n" + yaml.safe_dump(sweep.spec.to_dict(), sort_keys=False))
+    if not path.is_file() or path.read_text() != text:
+        _replace_file(path, text)
+    write_index(sweep)
+
+
+def write_index(sweep: Sweep) -> None:
+    """index.csv, replaced in one step (a reader or a crash never sees half a file)."""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=[*INDEX_COLUMNS, *sweep.spec.grid], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(row.to_csv() for row in sweep.rows)
+    _replace_file(sweep.directory / INDEX_FILE, text.getvalue())
+
+
+def read_index(directory: Path, grid_keys: list[str]) -> list[IndexRow]:
+    path = directory / INDEX_FILE
+    try:
+        with path.open(newline="") as handle:
+            reader = csv.DictReader(handle)
+            expected = [*INDEX_COLUMNS, *grid_keys]
+            if reader.fieldnames != expected:
+                raise KlinkError(f"{path}: columns {reader.fieldnames} are not those of its sweep: {expected}")
+            return [_row_from_csv(line, grid_keys, path) for line in reader]
+    except OSError as error:
+        raise KlinkError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _row_from_csv(line: dict[str, str], grid_keys: list[str], path: Path) -> IndexRow:
+    if line["status"] not in STATUSES:
+        raise KlinkError(f"{path}: row {line['index']} has status {line['status']!r}; valid: {', '.join(STATUSES)}")
+    try:
+        numbers = {key: int(line[key]) for key in ("index", "repetition", "seed")}
+    except ValueError:
+        raise KlinkError(f"{path}: row {line['index']!r} has a non-numeric index, repetition or seed") from None
+    text = {key: line[key] for key in INDEX_COLUMNS if key not in numbers}
+    return IndexRow(**numbers, **text, params={key: line[key] for key in grid_keys})
+
+
+def _replace_file(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def _new_sweep_dir(results_root: Path, name: str) -> Path:
+    stem = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    for suffix in itertools.count(1):
+        directory = results_root / (stem if suffix == 1 else f"{stem}-{suffix}")
+        try:
+            directory.mkdir(parents=True)
+            return directory
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
+
+
+def _read_yaml(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise KlinkError(f"cannot read sweep file {path}: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise KlinkError(f"sweep file {path} is not valid YAML: {str(error).splitlines()[0]}") from None
+
+
+# ---------------------------------------------------------------- runner
+
+
+class SweepObserver(Protocol):
+    """What the runner reports while it works (the CLI draws its progress bar from it)."""
+
+    def run_started(self, run: PlannedRun) -> None: ...
+
+    def run_progress(self, line: str) -> None: ...
+
+    def run_finished(self, run: PlannedRun, row: IndexRow) -> None: ...
+
+
+class _Unobserved:
+    def run_started(self, run: PlannedRun) -> None:
+        pass
+
+    def run_progress(self, line: str) -> None:
+        pass
+
+    def run_finished(self, run: PlannedRun, row: IndexRow) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    counts: dict[str, int]
+    interrupted: bool  # Ctrl-C or SIGTERM stopped the sweep; resume runs what is left
+    failed: list[IndexRow] = field(default_factory=list)
+
+
+def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
+              observer: SweepObserver | None = None) -> SweepOutcome:
+    """Every unfinished run, in plan order; index.csv rewritten before and after each. A failed run is
+    recorded and the sweep goes on; an interrupted one is recorded and the sweep stops."""
+    observer = observer or _Unobserved()
+    save(sweep)
+    with sigterm_as_interrupt():
+        for run in sweep.unfinished():
+            row = _start(sweep, run)
+            observer.run_started(run)
+            started = time.monotonic()
+            status, reason, outcome = _attempt(run, sweep.directory, stack, stack_processes, observer)
+            _finish(sweep, row, status, reason, outcome, time.monotonic() - started)
+            observer.run_finished(run, row)
+            if row.status == INTERRUPTED:
+                return _outcome(sweep, interrupted=True)
+    return _outcome(sweep, interrupted=False)
+
+
+def _attempt(run: PlannedRun, directory: Path, stack: StackSpec, stack_processes: dict[str, int],
+             observer: SweepObserver) -> tuple[str, str, RunOutcome | None]:
+    """(status, reason, outcome) of one run_bench call; whatever goes wrong is the run's, not the sweep's."""
+    try:
+        outcome = run_bench(stack, run.config, directory, stack_processes, progress=observer.run_progress)
+    except KeyboardInterrupt:  # outside run_bench's own handling: before its run started, or during its clean-up
+        return INTERRUPTED, "interrupted (Ctrl-C or SIGTERM) before the run started or while it was cleaned up", None
+    except Exception as error:  # noqa: BLE001 - a long sweep records a broken run and goes on
+        return FAILED, f"{type(error).__name__}: {error}".splitlines()[0], None
+    return outcome.summary["status"], outcome.summary.get("reason") or "", outcome
+
+
+def _start(sweep: Sweep, run: PlannedRun) -> IndexRow:
+    row = replace(IndexRow.planned(run), started_at=_now())
+    sweep.rows[run.index - 1] = row
+    write_index(sweep)  # pending with a start time: a killed sweep redoes this run on resume
+    return row
+
+
+def _finish(sweep: Sweep, row: IndexRow, status: str, reason: str, outcome: RunOutcome | None,
+            wall_s: float) -> None:
+    row.status = status if status in STATUSES else FAILED
+    row.reason = reason
+    row.finished_at = _now()
+    row.wall_s = f"{wall_s:.1f}"
+    if outcome is not None:
+        row.run_id = str(outcome.summary.get("run") or outcome.run_dir.name)
+        row.run_dir = os.path.relpath(outcome.run_dir, sweep.directory)
+    write_index(sweep)
+
+
+def _outcome(sweep: Sweep, interrupted: bool) -> SweepOutcome:
+    return SweepOutcome(sweep.counts(), interrupted, [row for row in sweep.rows if row.status == FAILED])
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+

@@ -1,0 +1,176 @@
+"""`klinkctl sweep`: the Click command; cli.py registers it with ``main.add_command(sweep)``.
+
+The library (klinkctl.run.sweep, which imports pandas through the bench) is imported inside the command,
+so that the CLI starts fast.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from klinkctl.errors import KlinkError
+
+if TYPE_CHECKING:
+    from klinkctl.run.sweep import IndexRow, PlannedRun, Sweep, SweepOutcome, SweepSpec
+
+
+@click.command("sweep")
+@click.argument("config", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--state-dir", type=click.Path(path_type=Path), default=None, envvar="KLINK_STATE_DIR",
+              help="Where config, logs, pids and data live (default ./.klink).")
+@click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), default=Path("results"),
+              show_default=True, help="Where the sweep directory <name>-<time>/ is created.")
+@click.option("--resume", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Continue the sweep in this directory (results/<sweep-id>/): runs every run not completed.")
+@click.option("--dry-run", is_flag=True, help="List the runs and the estimated time; start nothing.")
+@click.option("--repetitions", type=click.IntRange(min=1), help="Repetitions of every grid point (overrides "
+              "the file's; with --resume it may only grow: the new repetitions are appended).")
+def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume: Path | None, dry_run: bool,
+          repetitions: int | None) -> None:
+    """Run an experiment grid from a sweep file CONFIG (YAML), one bench run per grid point and repetition,
+    into results/<sweep-id>/<run-id>/ with an index.csv of every run and its status.
+
+    \b
+    workload: ysb              # required
+    name: fig6a                # optional: sweep directory name (default: the file's)
+    repetitions: 3             # default 3 (the paper: 10); seed = base-seed + repetition - 1
+    base-seed: 42              # repetition k of every grid point uses the same seed
+    fixed: {duration: 30s, warmup: 8s, window: 3s, cores: 2, generator-cpus: "0"}
+    grid: {policy: [default, klink], queries: [2, 4], rate: [10000, 60000], delay: ["const:300ms"]}
+
+    fixed and grid take every `klinkctl bench` setting (same names); a grid value is a list. Runs go
+    repetition by repetition, grid point by grid point, the policies of a point back to back (their
+    order rotated per repetition). Every run is validated before the first starts. A failed run is
+    recorded and the sweep goes on (exit 2 at the end); Ctrl-C ends the current run as interrupted and
+    stops the sweep; --resume DIR later runs what is not completed. See docs/sweep.md.
+    """
+    from klinkctl.run import sweep as sweeps
+
+    if config is None and resume is None:
+        raise KlinkError("no sweep file: klinkctl sweep configs/<name>.yaml, or --resume <sweep dir> to continue one")
+    if config is not None and resume is not None:
+        raise KlinkError(f"give {config} or --resume {resume}, not both: a resumed sweep runs its own sweep.yaml")
+    existing = sweeps.open_sweep(resume, repetitions) if resume is not None else None
+    if existing is not None:
+        spec, runs = existing.spec, existing.unfinished()
+    else:
+        spec, runs = sweeps.read_sweep_file(config, repetitions)  # every run validated: nothing started yet
+    if dry_run:
+        _print_plan(runs, existing)
+    elif not runs:
+        click.echo(f"all {len(existing.runs)} runs of {resume} completed; nothing to run")
+    else:
+        _run(existing, spec, runs, state_dir, results_dir)
+
+
+def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_dir: Path | None, results_dir: Path) -> None:
+    from klinkctl.cli import _ensure_stack, console
+    from klinkctl.run import sweep as sweeps
+
+    stack, processes = _ensure_stack(state_dir)
+    target = existing or sweeps.create_sweep(spec, runs, results_dir)
+    todo = target.unfinished()
+    console.print(f"sweep {target.directory}: {len(todo)} of {len(target.runs)} runs to do, estimated "
+                  f"{format_duration(sum(run.estimated_s for run in todo))}", soft_wrap=True)
+    with Progress(SpinnerColumn(), MofNCompleteColumn(), BarColumn(bar_width=24), TimeElapsedColumn(),
+                  TextColumn("ETA {task.fields[eta]}"), TextColumn("{task.description}"),
+                  console=console, disable=not console.is_terminal) as progress:
+        outcome = sweeps.run_sweep(target, stack, processes, SweepProgress(progress, todo))
+    _report(target, outcome, console)
+
+
+def _report(target: Sweep, outcome: SweepOutcome, console: Console) -> None:
+    counts = ", ".join(f"{outcome.counts[status]} {status}" for status in ("completed", "failed", "interrupted", "pending")
+                       if outcome.counts[status])
+    console.print(f"sweep {target.directory}: {counts} (index.csv)", soft_wrap=True)
+    if outcome.interrupted:
+        click.echo(f"interrupted; resume with: klinkctl sweep --resume {target.directory}", err=True)
+        sys.exit(130)
+    if outcome.failed:
+        numbers = ", ".join(str(row.index) for row in outcome.failed)
+        raise KlinkError(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
+                         f"{target.directory / 'index.csv'}); rerun them with klinkctl sweep --resume {target.directory}")
+    click.echo(f"all {len(target.runs)} runs completed; figures: klinkctl report {target.directory}")
+
+
+class SweepProgress:
+    """The sweep's progress bar (a klinkctl.run.sweep.SweepObserver): runs done of those to do, and an ETA
+    that learns from the finished runs."""
+
+    def __init__(self, progress: Progress, todo: list[PlannedRun]) -> None:
+        self.progress = progress
+        self.position = {run.index: number for number, run in enumerate(todo, start=1)}
+        self.total = len(todo)
+        self.remaining_estimate_s = sum(run.estimated_s for run in todo)
+        self.done_actual_s = self.done_estimate_s = 0.0
+        self.current: PlannedRun | None = None
+        self.current_started = time.monotonic()
+        self.task = progress.add_task("", total=len(todo), eta=self._eta())
+
+    def run_started(self, run: PlannedRun) -> None:
+        self.current, self.current_started = run, time.monotonic()
+        self._update(run.label)
+        if self.progress.disable:  # no live bar (not a terminal): one line per run instead
+            self.progress.console.print(f"[{self.position[run.index]}/{self.total}] running {run.label}, seed "
+                                        f"{run.seed}, ~{format_duration(run.estimated_s)} (sweep ETA {self._eta()})",
+                                        soft_wrap=True)
+
+    def run_progress(self, line: str) -> None:
+        if self.current is not None:
+            self._update(f"{self.current.label}: {line}")
+
+    def run_finished(self, run: PlannedRun, row: IndexRow) -> None:
+        wall_s = time.monotonic() - self.current_started
+        self.done_actual_s += wall_s
+        self.done_estimate_s += run.estimated_s
+        self.remaining_estimate_s -= run.estimated_s
+        self.current = None
+        self.progress.advance(self.task)
+        self._update("")
+        where = f" -> {row.run_dir}" if row.run_dir else ""
+        why = f": {row.reason}" if row.reason else ""
+        self.progress.console.print(f"[{self.position[run.index]}/{self.total}] {row.status} {run.label} "
+                                    f"({format_duration(wall_s)}){where}{why}", markup=False, highlight=False,
+                                    soft_wrap=True)
+
+    def _update(self, description: str) -> None:
+        self.progress.update(self.task, description=description, eta=self._eta())
+
+    def _eta(self) -> str:
+        in_current = min(time.monotonic() - self.current_started, self.current.estimated_s) if self.current else 0.0
+        return format_duration(eta_s(self.remaining_estimate_s - in_current, self.done_actual_s, self.done_estimate_s))
+
+
+def eta_s(remaining_estimate_s: float, done_actual_s: float, done_estimate_s: float) -> float:
+    """Time left: the estimates still ahead, scaled by how far off the finished runs' estimates were."""
+    scale = done_actual_s / done_estimate_s if done_estimate_s > 0 and done_actual_s > 0 else 1.0
+    return max(0.0, remaining_estimate_s) * scale
+
+
+def format_duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def _print_plan(runs: list[PlannedRun], existing: Sweep | None) -> None:
+    from klinkctl.cli import out
+
+    keys = list(runs[0].params) if runs else []
+    table = Table("#", "rep", "seed", *keys, "estimate", *(["status"] if existing else []),
+                  title=f"unfinished runs of {existing.directory}" if existing else "runs, in order")
+    for run in runs:
+        table.add_row(str(run.index), str(run.repetition), str(run.seed), *(str(run.params[k]) for k in keys),
+                      format_duration(run.estimated_s), *([existing.row(run).status] if existing else []))
+    out.print(table)
+    total = sum(run.estimated_s for run in runs)
+    click.echo(f"{len(runs)} runs, estimated {format_duration(total)} (+ the stack's start if none runs)")
