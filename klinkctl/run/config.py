@@ -13,7 +13,9 @@ from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event,
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-WORKLOADS = ("ysb",)
+WORKLOADS = ("ysb", "nyt")
+#: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s).
+WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
 POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
@@ -27,6 +29,7 @@ class BenchConfig:
     duration_ms: int = 60_000
     warmup_ms: int = 10_000
     window_ms: int = 10_000  # YSB's 10 s; the paper's variant uses 3 s
+    slide_ms: int = 0  # sliding windows (nyt): the slide; 0 = tumbling (ysb)
     delay: str = "const:0ms"  # network delay model, or preset:<CC|GG|EC|EG> (network + inter-event)
     inter_event: str = ""  # inter-event gap model; "" = the preset's, else const (the exact schedule)
     seed: int = 42
@@ -53,6 +56,7 @@ class BenchConfig:
                      "ads_per_campaign"):
             if getattr(self, name) <= 0:
                 raise KlinkError(f"{_option(name)} must be greater than 0, got {getattr(self, name)}")
+        self._validate_slide()
         for name in ("warmup_ms", "watermark_bound_ms", "marker_interval_ms"):
             if getattr(self, name) < 0:
                 raise KlinkError(f"{_option(name)} must not be negative, got {getattr(self, name)}")
@@ -67,6 +71,14 @@ class BenchConfig:
         if self.generator_cpus:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
         return self
+
+    def _validate_slide(self) -> None:
+        sliding = "slide_ms" in WORKLOAD_DEFAULTS.get(self.workload, {})
+        if not sliding and self.slide_ms:
+            raise KlinkError(f"--slide applies to sliding-window workloads only; {self.workload} windows tumble")
+        if sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
+            raise KlinkError(f"--window ({self.window_ms} ms) must be a multiple of a positive --slide "
+                             f"({self.slide_ms} ms)")
 
     def _validate_scheduler(self) -> None:
         if self.cycle_ms <= 0:
@@ -99,7 +111,7 @@ class BenchConfig:
         return dataclasses.asdict(self)
 
 
-_DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window",
+_DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",
                     "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle"}
 
@@ -166,6 +178,7 @@ def resolve(config_file: Path | None, overrides: dict) -> BenchConfig:
     values = load_yaml(config_file) if config_file else {}
     given = {k: v for k, v in overrides.items() if v is not None}
     values.update(_normalise(given, "the command line"))
+    values = {**WORKLOAD_DEFAULTS.get(str(values.get("workload", BenchConfig.workload)), {}), **values}
     try:
         return BenchConfig(**values).validate()
     except TypeError as error:

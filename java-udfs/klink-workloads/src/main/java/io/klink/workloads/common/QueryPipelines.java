@@ -4,6 +4,7 @@ import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.metrics.LatencyRecorder;
 import io.klink.metrics.MarkerInjector;
+import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -15,6 +16,8 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -34,7 +37,15 @@ public final class QueryPipelines {
     public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
                       long markerIntervalMs) {}
 
+    /** Job configs carry keys a builder does not read (e.g. "builder" for jobs/java_pipelines.py). */
+    public static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
     private QueryPipelines() {}
+
+    public static <T> T readConfig(String json, Class<T> type) throws IOException {
+        return JSON.readValue(json, type);
+    }
 
     /** Kafka source (event time from the envelopes, bounded out-of-orderness) followed by the marker injector. */
     public static DataStream<Envelope> source(StreamExecutionEnvironment env, Run run, String queryId, String topic,

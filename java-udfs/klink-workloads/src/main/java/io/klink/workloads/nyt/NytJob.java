@@ -6,7 +6,6 @@ import io.klink.metrics.SlidingAggregateWindows;
 import io.klink.workloads.common.QueryPipelines;
 import java.io.IOException;
 import java.util.List;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -19,8 +18,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class NytJob {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private NytJob() {}
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/nyt.py. */
@@ -30,7 +27,7 @@ public final class NytJob {
     public record Query(String id, String topic, long windowOffsetMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        Config config = JSON.readValue(configJson, Config.class);
+        Config config = QueryPipelines.readConfig(configJson, Config.class);
         env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
         QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
                 config.outOfOrdernessMs(), config.markerIntervalMs());

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.type.TypeReference;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -23,8 +22,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * The window starts a new chain, so each query runs as two tasks: source side and window side.
  */
 public final class YsbJob {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private YsbJob() {}
 
@@ -43,9 +40,9 @@ public final class YsbJob {
     public record Query(String id, String topic, long windowOffsetMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        Config config = JSON.readValue(configJson, Config.class);
+        Config config = QueryPipelines.readConfig(configJson, Config.class);
         env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
-        Map<String, List<String>> campaigns = JSON.readValue(
+        Map<String, List<String>> campaigns = QueryPipelines.JSON.readValue(
                 Files.readString(Path.of(config.campaignsFile())), new TypeReference<Map<String, List<String>>>() {});
         for (Query query : config.queries()) {
             addQuery(env, config, query, campaigns);

@@ -1,0 +1,57 @@
+"""Workload registry, per-workload defaults and job configs (no stack needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from klinkctl import workloads
+from klinkctl.errors import KlinkError
+from klinkctl.run.config import WORKLOADS, resolve
+from klinkctl.workloads import common, nyt
+
+
+def test_every_configurable_workload_is_registered() -> None:
+    for name in WORKLOADS:
+        assert workloads.get(name).JAVA_BUILDER.startswith("io.klink.workloads.")
+    with pytest.raises(KlinkError, match="unknown workload 'lrb'"):
+        workloads.get("lrb")
+
+
+def test_nyt_defaults_to_two_second_windows_sliding_by_one() -> None:
+    config = resolve(None, {"workload": "nyt"})
+    assert (config.window_ms, config.slide_ms) == (2000, 1000)
+    assert resolve(None, {"workload": "nyt", "window": "4s", "slide": "2s"}).slide_ms == 2000
+    ysb = resolve(None, {"workload": "ysb"})
+    assert (ysb.window_ms, ysb.slide_ms) == (10_000, 0)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"workload": "nyt", "window": "3s", "slide": "2s"}, r"--window \(3000 ms\) must be a multiple"),
+    ({"workload": "nyt", "slide": "0s"}, "must be a multiple of a positive --slide"),
+    ({"workload": "ysb", "slide": "1s"}, "--slide applies to sliding-window workloads only"),
+])
+def test_bad_slides_are_one_line(overrides: dict, message: str) -> None:
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, overrides)
+    assert "\n" not in str(error.value)
+
+
+def test_window_offsets_fall_within_one_slide() -> None:
+    config = resolve(None, {"workload": "nyt", "queries": "20"})
+    plan = common.plan(config, "run")
+    assert [q.id for q in plan.queries][:2] == ["q00", "q01"]
+    assert all(0 <= q.window_offset_ms < 1000 for q in plan.queries)
+    assert len({q.window_offset_ms for q in plan.queries}) > 1
+
+
+def test_nyt_job_config_names_its_builder_and_slide(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "nyt", "queries": "2"})
+    path = nyt.write_job_config(common.plan(config, "r1"), config, "localhost:1", tmp_path)
+    job = json.loads(path.read_text())
+    assert job["builder"] == "io.klink.workloads.nyt.NytJob"
+    assert (job["windowMs"], job["slideMs"], job["metricsTopic"]) == (2000, 1000, "r1-metrics")
+    assert [q["topic"] for q in job["queries"]] == ["r1-q00", "r1-q01"]
+    assert nyt.generator_args(config) == ["--workload", "nyt"]
