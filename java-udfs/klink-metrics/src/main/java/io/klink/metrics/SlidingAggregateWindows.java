@@ -88,6 +88,7 @@ public final class SlidingAggregateWindows implements EventWindows {
             long markerEnd = markersByEnd.isEmpty() ? Long.MAX_VALUE : markersByEnd.firstKey();
             long end = Math.min(dataEnd, markerEnd);
             if (end == Long.MAX_VALUE || !swept(end)) {
+                passSweptWindows();
                 return out;
             }
             if (end == dataEnd) {
@@ -125,6 +126,20 @@ public final class SlidingAggregateWindows implements EventWindows {
         lateSinceLastFiring = 0;
         lastFiredEnd = end;
         panes.headMap(end - sizeMs + slideMs, true).clear();  // in no later window
+    }
+
+    /**
+     * Every window up to the watermark has now passed, even one that had no data when it was swept: an
+     * event added to it later (not late for its later windows) must not make it fire after all (Flink drops
+     * a late element from the windows already swept).
+     */
+    private void passSweptWindows() {
+        long w = Math.min(watermark, Long.MAX_VALUE / 4); // the final watermark is Long.MAX_VALUE
+        long sweptEnd = w + 1 - Math.floorMod(w + 1 - offsetMs, slideMs);
+        if (sweptEnd > lastFiredEnd) {
+            lastFiredEnd = sweptEnd;
+            panes.headMap(sweptEnd - sizeMs + slideMs, true).clear();
+        }
     }
 
     @Override
