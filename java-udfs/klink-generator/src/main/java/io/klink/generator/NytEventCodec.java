@@ -43,7 +43,7 @@ public final class NytEventCodec implements EventCodec {
     /** The CSV line of the trip drawn as {@code packed}, dropped off at {@code eventTimeMs}. */
     public String line(long packed, long eventTimeMs) {
         SplittableRandom r = new SplittableRandom(packed);
-        double miles = Math.min(40, Math.max(0.1, Math.exp(0.75 + 0.75 * gaussian(r))));
+        double miles = cents(Math.min(40, Math.max(0.1, Math.exp(0.75 + 0.75 * gaussian(r))))); // as printed
         double mph = 6 + 16 * r.nextDouble();
         long seconds = Math.round(miles / mph * 3600) + 60;
         double fare = cents(2.5 + 2.5 * miles + 0.5 * r.nextDouble() * seconds / 120);
