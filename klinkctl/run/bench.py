@@ -142,7 +142,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         status, reason = "failed", str(error)
     finally:
         progress("stopping generator, job and collectors")
-        _teardown(spec, plan, run_dir, job_id, gen, collector, sampler)
+        _teardown(spec, plan, workload, run_dir, job_id, gen, collector, sampler)
     if status == "completed" and not scheduler_ran(config, run_dir):
         status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                     "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
@@ -187,7 +187,7 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
         time.sleep(0.5)
 
 
-def _teardown(spec: StackSpec, plan: common.Plan, run_dir: Path, job_id: str | None,
+def _teardown(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path, job_id: str | None,
               gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
               sampler: ResourceSampler | None) -> None:
     # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
@@ -205,15 +205,15 @@ def _teardown(spec: StackSpec, plan: common.Plan, run_dir: Path, job_id: str | N
         sampler.stop()
     try:
         if gen is not None:
-            write_ingestion_delays(spec, plan, run_dir)
+            write_ingestion_delays(spec, plan, workload, run_dir)
         kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)
     except KlinkError:
         pass
 
 
-def write_ingestion_delays(spec: StackSpec, plan: common.Plan, run_dir: Path) -> None:
+def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:
     """ingestion-delays.csv: delay_ms,events of Kafka append time − event time, sampled over the input topics."""
-    delays = kafka_io.ingestion_delays(spec.bootstrap_servers, plan.input_topics)
+    delays = kafka_io.ingestion_delays(spec.bootstrap_servers, plan.input_topics, event_time=workload.event_time)
     if delays.size:
         values, counts = np.unique(delays.astype(int), return_counts=True)
         pd.DataFrame({"delay_ms": values, "events": counts}).to_csv(run_dir / "ingestion-delays.csv", index=False)

@@ -1,4 +1,4 @@
-"""Workloads `klinkctl bench` runs, by name: each a module with JAVA_BUILDER, write_job_config, generator_args."""
+"""Workloads `klinkctl bench` runs, by name: each a module with JAVA_BUILDER, write_job_config, generator_args, event_time."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ class Workload(Protocol):
     def write_job_config(self, plan_, config, bootstrap: str, run_dir: Path) -> Path: ...
 
     def generator_args(self, config) -> list[str]: ...
+
+    def event_time(self, value: bytes) -> int: ...
 
 
 def get(name: str) -> Workload:

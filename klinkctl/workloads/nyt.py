@@ -14,5 +14,10 @@ def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, ru
     return common.write_job_config(run_dir, common.job_config(plan_, config, bootstrap, JAVA_BUILDER, slideMs=config.slide_ms))
 
 
+def event_time(value: bytes) -> int:
+    """A trip's event time: the last CSV column (appended by klink-generator after the 17 DEBS columns)."""
+    return int(value[value.rindex(b",") + 1:])
+
+
 def generator_args(config: BenchConfig) -> list[str]:
     return ["--workload", "nyt"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from klinkctl import generator
+from klinkctl import generator, kafka_io
 from klinkctl.run.config import BenchConfig
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.ysb.YsbJob"
+event_time = kafka_io.json_event_time
 
 
 def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:

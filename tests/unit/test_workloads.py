@@ -55,3 +55,9 @@ def test_nyt_job_config_names_its_builder_and_slide(tmp_path: Path) -> None:
     assert (job["windowMs"], job["slideMs"], job["metricsTopic"]) == (2000, 1000, "r1-metrics")
     assert [q["topic"] for q in job["queries"]] == ["r1-q00", "r1-q01"]
     assert nyt.generator_args(config) == ["--workload", "nyt"]
+
+
+def test_event_times_are_read_from_each_workloads_records() -> None:
+    assert workloads.get("ysb").event_time(b'{"ad_id":"a","event_time":1700000000123,"ip":"1.2.3.4"}') == 1700000000123
+    row = b"M,H,2013-01-01 00:00:00,2013-01-01 00:02:00,120,1.00,-73.98,40.75,-73.97,40.76,CSH,5.5,0,0.5,0,0,6.0,17"
+    assert workloads.get("nyt").event_time(row) == 17
