@@ -29,6 +29,7 @@ public final class GeneratorArgs {
             "                            default) or gamma:<k> (Gamma(k, 1/(k*rate)) gaps, bursty; gamma:2 at --rate 1000",
             "                            is the thesis' Gamma(2, 0.5 ms))",
             "  --workload ysb|nyt        event schema (default ysb; nyt = DEBS 2015 taxi trips, CSV)",
+            "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --campaigns N             number of campaigns (default 100)",
             "  --ads-per-campaign N      ads per campaign (default 10)",
             "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
@@ -53,7 +54,7 @@ public final class GeneratorArgs {
             "SIGTERM/SIGINT stop the run, flush the producer and write the summary with status \"interrupted\".");
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
-            "--seed", "--delay", "--workload", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
+            "--seed", "--delay", "--workload", "--data", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
     static final List<String> WORKLOADS = List.of("ysb", "nyt");
@@ -68,6 +69,7 @@ public final class GeneratorArgs {
     public long seed = 42;
     public DelayModel delay = new ConstantDelay(0);
     public String workload = "ysb";
+    public Path data;
     public int campaigns = 100;
     public int adsPerCampaign = 10;
     public Path statsFile;
@@ -190,6 +192,7 @@ public final class GeneratorArgs {
                 }
                 workload = v;
             }
+            case "--data" -> data = Path.of(v);
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
             case "--sample-delays" -> sampleDelays = parsePositiveInt(flag, v);
             case "--sample-gaps" -> sampleGaps = parsePositiveInt(flag, v);
@@ -274,9 +277,12 @@ public final class GeneratorArgs {
     }
 
     /** The events of --workload (YSB's catalog comes from --seed, --campaigns, --ads-per-campaign). */
-    public EventCodec codec() {
+    public EventCodec codec() throws java.io.IOException, UsageException {
+        if (data != null && !workload.equals("nyt")) {
+            throw new UsageException("--data replays DEBS 2015 trips: it needs --workload nyt");
+        }
         return switch (workload) {
-            case "nyt" -> new NytEventCodec();
+            case "nyt" -> data == null ? new NytEventCodec() : new NytReplayCodec(data);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };
     }

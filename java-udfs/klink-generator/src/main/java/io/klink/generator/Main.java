@@ -20,8 +20,14 @@ public final class Main {
 
     public static void main(String[] argv) {
         GeneratorArgs args;
+        EventCodec codec;
         try {
             args = GeneratorArgs.parse(argv);
+            codec = args.help || args.printCampaigns ? null : args.codec();
+        } catch (IOException e) {
+            System.err.println("klink-generator: error: cannot read --data: " + e);
+            System.exit(2);
+            return;
         } catch (UsageException e) {
             System.err.println("klink-generator: error: " + e.getMessage() + " (see --help)");
             System.exit(2);
@@ -59,7 +65,7 @@ public final class Main {
         }
         int code;
         try {
-            code = run(args);
+            code = run(args, codec);
         } catch (RuntimeException | IOException e) {
             System.err.println("klink-generator: error: " + e);
             code = 1;
@@ -69,8 +75,7 @@ public final class Main {
         }
     }
 
-    private static int run(GeneratorArgs a) throws IOException {
-        EventCodec codec = a.codec();
+    private static int run(GeneratorArgs a, EventCodec codec) throws IOException {
         Writer csv = a.statsFile == null ? null : open(a.statsFile);
         LagStats stats = new LagStats(a.topics.size(), csv);
         Generator.Config config = a.maxRate
