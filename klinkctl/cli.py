@@ -204,6 +204,8 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "management, 0 < b <= 1. [0.8]")
 @click.option("--cores", type=str, help="Scheduler: tasks (klink: pipelines) running at once C. "
               "[cores of the TaskManager]")
+@click.option("--data", type=str, help="nyt: replay this DEBS 2015 trip CSV (17 columns; first 500 000 rows, "
+              "cyclically) instead of synthetic trips. [synthetic]")
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb, nyt) on the stack and write results/<run-id>/."""

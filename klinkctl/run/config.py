@@ -46,6 +46,7 @@ class BenchConfig:
     memory_bound: float = 0.8
     cores: int | None = None  # None = every core the TaskManager has
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
+    data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
 
     def validate(self) -> BenchConfig:
         if self.workload not in WORKLOADS:
@@ -70,6 +71,8 @@ class BenchConfig:
         self._validate_scheduler()
         if self.generator_cpus:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
+        if self.data:
+            check_debs_csv(Path(self.data), self.workload)
         return self
 
     def _validate_slide(self) -> None:
@@ -109,6 +112,36 @@ class BenchConfig:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+#: DEBS 2015 Grand Challenge trip columns, in file order.
+DEBS_COLUMNS = ("medallion", "hack_license", "pickup_datetime", "dropoff_datetime", "trip_time_in_secs",
+                "trip_distance", "pickup_longitude", "pickup_latitude", "dropoff_longitude", "dropoff_latitude",
+                "payment_type", "fare_amount", "surcharge", "mta_tax", "tip_amount", "tolls_amount", "total_amount")
+_DEBS_NUMERIC = range(4, 17)
+
+
+def check_debs_csv(path: Path, workload: str) -> None:
+    """--data: a readable DEBS 2015 CSV whose first trip has the 17 columns (the generator checks every row)."""
+    if workload != "nyt":
+        raise KlinkError(f"--data replays DEBS 2015 taxi trips: it needs workload nyt, not {workload}")
+    try:
+        with path.open(encoding="ascii", errors="replace") as rows:
+            first = rows.readline().strip()
+            if first.startswith("medallion"):
+                first = rows.readline().strip()
+    except OSError as error:
+        raise KlinkError(f"--data {path}: {error.strerror}") from None
+    cells = first.split(",")
+    if len(cells) != len(DEBS_COLUMNS):
+        raise KlinkError(f"--data {path} is not a DEBS 2015 trip CSV: its first trip has {len(cells)} columns, "
+                         f"expected {len(DEBS_COLUMNS)} ({', '.join(DEBS_COLUMNS)})")
+    for i in (i for i in _DEBS_NUMERIC if i != DEBS_COLUMNS.index("payment_type")):
+        try:
+            float(cells[i])
+        except ValueError:
+            raise KlinkError(f"--data {path} is not a DEBS 2015 trip CSV: {DEBS_COLUMNS[i]} of its first trip "
+                             f"is {cells[i]!r}, not a number") from None
 
 
 _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",

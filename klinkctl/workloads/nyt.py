@@ -20,4 +20,5 @@ def event_time(value: bytes) -> int:
 
 
 def generator_args(config: BenchConfig) -> list[str]:
-    return ["--workload", "nyt"]
+    """Synthetic trips, or the replay of a DEBS 2015 CSV (--data)."""
+    return ["--workload", "nyt", *(["--data", str(Path(config.data).resolve())] if config.data else [])]

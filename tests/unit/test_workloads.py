@@ -61,3 +61,33 @@ def test_event_times_are_read_from_each_workloads_records() -> None:
     assert workloads.get("ysb").event_time(b'{"ad_id":"a","event_time":1700000000123,"ip":"1.2.3.4"}') == 1700000000123
     row = b"M,H,2013-01-01 00:00:00,2013-01-01 00:02:00,120,1.00,-73.98,40.75,-73.97,40.76,CSH,5.5,0,0.5,0,0,6.0,17"
     assert workloads.get("nyt").event_time(row) == 17
+
+
+DEBS_ROW = ("07290D3599E7A0D62097A346EFCC1FB5,E7750A37CAB07D0DFF0AF7E3573AC141,2013-01-01 00:00:00,"
+            "2013-01-01 00:02:00,120,0.44,-73.956528,40.716976,-73.962440,40.715008,CSH,3.50,0.50,0.50,0.00,0.00,4.50")
+
+
+def test_data_replays_a_debs_csv(tmp_path: Path) -> None:
+    trips = tmp_path / "trips.csv"
+    trips.write_text("medallion,hack_license\n" + DEBS_ROW + "\n")
+    config = resolve(None, {"workload": "nyt", "data": str(trips)})
+    assert nyt.generator_args(config) == ["--workload", "nyt", "--data", str(trips.resolve())]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("a,b,c\n", "its first trip has 3 columns, expected 17"),
+    (DEBS_ROW.replace(",3.50,", ",cash,") + "\n", "fare_amount of its first trip is 'cash', not a number"),
+])
+def test_data_with_a_wrong_schema_is_one_line(tmp_path: Path, content: str, message: str) -> None:
+    trips = tmp_path / "trips.csv"
+    trips.write_text(content)
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, {"workload": "nyt", "data": str(trips)})
+    assert "\n" not in str(error.value)
+
+
+def test_data_is_for_nyt_and_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(KlinkError, match="needs workload nyt"):
+        resolve(None, {"workload": "ysb", "data": str(tmp_path / "x.csv")})
+    with pytest.raises(KlinkError, match="No such file"):
+        resolve(None, {"workload": "nyt", "data": str(tmp_path / "missing.csv")})
