@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from klinkctl.errors import KlinkError
+
+if TYPE_CHECKING:
+    from klinkctl.run.config import BenchConfig
+    from klinkctl.workloads.common import Plan
 
 
 class Workload(Protocol):
     JAVA_BUILDER: str
 
-    def write_job_config(self, plan_, config, bootstrap: str, run_dir: Path) -> Path: ...
+    def write_job_config(self, plan_: Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path: ...
 
-    def generator_args(self, config) -> list[str]: ...
+    def generator_args(self, config: BenchConfig) -> list[str]: ...
 
     def event_time(self, value: bytes) -> int: ...
 
