@@ -92,9 +92,16 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
     return records
 
 
-def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, chunks: int = 100) -> np.ndarray:
-    """Kafka append time − event_time (ms) of records spread evenly over each topic (partition 0): `chunks`
-    runs of consecutive records per topic, `budget` records in all. Topics must use APPEND_TIME."""
+def json_event_time(value: bytes) -> int:
+    """The event time of a JSON event (YSB): its `event_time` field."""
+    return json.loads(value)["event_time"]
+
+
+def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, chunks: int = 100,
+                     event_time: Callable[[bytes], int] = json_event_time) -> np.ndarray:
+    """Kafka append time − event time (ms, read from a record's value by `event_time`) of records spread
+    evenly over each topic (partition 0): `chunks` runs of consecutive records per topic, `budget` records
+    in all. Topics must use APPEND_TIME."""
     per_chunk = max(1, budget // (len(topics) * chunks)) if topics else 0
     # a chunk at a small topic's end would otherwise wait fetch.wait.max.ms (500 ms) for more, 100 times per topic
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-delays-{time.time_ns()}",
@@ -105,17 +112,17 @@ def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, c
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
             for start in np.unique(np.linspace(low, max(low, high - per_chunk), chunks).astype(int)):
                 consumer.assign([TopicPartition(topic, 0, int(start))])
-                delays += [_append_delay(m) for m in consumer.consume(per_chunk, timeout=5) if not m.error()]
+                delays += [_append_delay(m, event_time) for m in consumer.consume(per_chunk, timeout=5) if not m.error()]
     finally:
         consumer.close()
     return np.array([d for d in delays if d is not None], dtype=float)
 
 
-def _append_delay(message) -> int | None:
+def _append_delay(message, event_time: Callable[[bytes], int]) -> int | None:
     kind, appended_at = message.timestamp()
     if kind != TIMESTAMP_LOG_APPEND_TIME:
         return None
-    return appended_at - json.loads(message.value())["event_time"]
+    return appended_at - event_time(message.value())
 
 
 def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

@@ -60,7 +60,8 @@ def windows_expected(config: dict, measured: tuple[int, int] | None) -> int | No
     query fires fewer, and its missing windows have no latency row at all (the mean would hide them)."""
     if not measured or not config.get("window_ms") or not config.get("queries"):
         return None
-    return int(config["queries"]) * max(0, (measured[1] - measured[0]) // int(config["window_ms"]) - 1)
+    period = int(config.get("slide_ms") or config["window_ms"])  # sliding windows fire once per slide
+    return int(config["queries"]) * max(0, (measured[1] - measured[0]) // period - 1)
 
 
 #: Where observed delays come from, best first: Kafka append time − event time (sampled by the harness,

@@ -28,7 +28,8 @@ from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import BenchConfig
 from klinkctl.stack.spec import StackSpec
-from klinkctl.workloads import ysb
+from klinkctl import workloads
+from klinkctl.workloads import common
 
 #: The generator rehearses the run this long before the start, so its JIT has settled when the schedule
 #: begins (a cold JVM on one core runs late for seconds); see java-udfs/klink-generator/README.md.
@@ -107,7 +108,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
               progress: Progress = no_progress) -> RunOutcome:
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec)
-    plan = ysb.plan(config, run_id)
+    workload = workloads.get(config.workload)
+    plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None
     job_id = gen = collector = sampler = None
     try:
@@ -115,9 +117,9 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             progress("creating fresh topics")
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
             kafka_io.recreate_topics(spec.bootstrap_servers, [plan.metrics_topic])
-            job_config = ysb.write_job_config(plan, config, spec.bootstrap_servers, run_dir)
-            progress("submitting jobs/ysb.py")
-            job_id = flink_jobs.submit_python_job(spec, ysb.JOB_SCRIPT, ["--config", str(job_config.resolve())])
+            job_config = workload.write_job_config(plan, config, spec.bootstrap_servers, run_dir)
+            progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")
+            job_id = flink_jobs.submit_python_job(spec, common.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
             if config.policy != "default":
                 scheduler_control.activate(spec, config.policy, config.scheduler_params(), run_dir)
@@ -130,7 +132,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             sampler.start()
             gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
                                   config.seed, config.network_delay().spec, config.gaps().generator_arg,
-                                  config.campaigns, config.ads_per_campaign, start_at_ms, GENERATOR_WARMUP_MS, run_dir,
+                                  workload.generator_args(config), start_at_ms, GENERATOR_WARMUP_MS, run_dir,
                                   config.generator_cpus, netem.generator_namespace(spec.state_dir))
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
@@ -140,7 +142,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         status, reason = "failed", str(error)
     finally:
         progress("stopping generator, job and collectors")
-        _teardown(spec, plan, run_dir, job_id, gen, collector, sampler)
+        _teardown(spec, plan, workload, run_dir, job_id, gen, collector, sampler)
     if status == "completed" and not scheduler_ran(config, run_dir):
         status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                     "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
@@ -185,7 +187,7 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
         time.sleep(0.5)
 
 
-def _teardown(spec: StackSpec, plan: ysb.YsbPlan, run_dir: Path, job_id: str | None,
+def _teardown(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path, job_id: str | None,
               gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
               sampler: ResourceSampler | None) -> None:
     # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
@@ -203,15 +205,15 @@ def _teardown(spec: StackSpec, plan: ysb.YsbPlan, run_dir: Path, job_id: str | N
         sampler.stop()
     try:
         if gen is not None:
-            write_ingestion_delays(spec, plan, run_dir)
+            write_ingestion_delays(spec, plan, workload, run_dir)
         kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)
     except KlinkError:
         pass
 
 
-def write_ingestion_delays(spec: StackSpec, plan: ysb.YsbPlan, run_dir: Path) -> None:
+def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:
     """ingestion-delays.csv: delay_ms,events of Kafka append time − event time, sampled over the input topics."""
-    delays = kafka_io.ingestion_delays(spec.bootstrap_servers, plan.input_topics)
+    delays = kafka_io.ingestion_delays(spec.bootstrap_servers, plan.input_topics, event_time=workload.event_time)
     if delays.size:
         values, counts = np.unique(delays.astype(int), return_counts=True)
         pd.DataFrame({"delay_ms": values, "events": counts}).to_csv(run_dir / "ingestion-delays.csv", index=False)

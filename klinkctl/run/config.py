@@ -13,7 +13,9 @@ from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event,
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-WORKLOADS = ("ysb",)
+WORKLOADS = ("ysb", "nyt")
+#: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s).
+WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
 POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
@@ -27,6 +29,7 @@ class BenchConfig:
     duration_ms: int = 60_000
     warmup_ms: int = 10_000
     window_ms: int = 10_000  # YSB's 10 s; the paper's variant uses 3 s
+    slide_ms: int = 0  # sliding windows (nyt): the slide; 0 = tumbling (ysb)
     delay: str = "const:0ms"  # network delay model, or preset:<CC|GG|EC|EG> (network + inter-event)
     inter_event: str = ""  # inter-event gap model; "" = the preset's, else const (the exact schedule)
     seed: int = 42
@@ -44,6 +47,7 @@ class BenchConfig:
     cores: int | None = None  # None = every core the TaskManager has
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
+    data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
 
     def validate(self) -> BenchConfig:
         if self.workload not in WORKLOADS:
@@ -54,6 +58,7 @@ class BenchConfig:
                      "ads_per_campaign"):
             if getattr(self, name) <= 0:
                 raise KlinkError(f"{_option(name)} must be greater than 0, got {getattr(self, name)}")
+        self._validate_slide()
         for name in ("warmup_ms", "watermark_bound_ms", "marker_interval_ms"):
             if getattr(self, name) < 0:
                 raise KlinkError(f"{_option(name)} must not be negative, got {getattr(self, name)}")
@@ -67,7 +72,17 @@ class BenchConfig:
         self._validate_scheduler()
         if self.generator_cpus:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
+        if self.data:
+            check_debs_csv(Path(self.data), self.workload)
         return self
+
+    def _validate_slide(self) -> None:
+        sliding = "slide_ms" in WORKLOAD_DEFAULTS.get(self.workload, {})
+        if not sliding and self.slide_ms:
+            raise KlinkError(f"--slide applies to sliding-window workloads only; {self.workload} windows tumble")
+        if sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
+            raise KlinkError(f"--window ({self.window_ms} ms) must be a multiple of a positive --slide "
+                             f"({self.slide_ms} ms)")
 
     def _validate_scheduler(self) -> None:
         if self.cycle_ms <= 0:
@@ -102,7 +117,37 @@ class BenchConfig:
         return dataclasses.asdict(self)
 
 
-_DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window",
+#: DEBS 2015 Grand Challenge trip columns, in file order.
+DEBS_COLUMNS = ("medallion", "hack_license", "pickup_datetime", "dropoff_datetime", "trip_time_in_secs",
+                "trip_distance", "pickup_longitude", "pickup_latitude", "dropoff_longitude", "dropoff_latitude",
+                "payment_type", "fare_amount", "surcharge", "mta_tax", "tip_amount", "tolls_amount", "total_amount")
+_DEBS_NUMERIC = range(4, 17)
+
+
+def check_debs_csv(path: Path, workload: str) -> None:
+    """--data: a readable DEBS 2015 CSV whose first trip has the 17 columns (the generator checks every row)."""
+    if workload != "nyt":
+        raise KlinkError(f"--data replays DEBS 2015 taxi trips: it needs workload nyt, not {workload}")
+    try:
+        with path.open(encoding="ascii", errors="replace") as rows:
+            first = rows.readline().strip()
+            if first.startswith("medallion"):
+                first = rows.readline().strip()
+    except OSError as error:
+        raise KlinkError(f"--data {path}: {error.strerror}") from None
+    cells = first.split(",")
+    if len(cells) != len(DEBS_COLUMNS):
+        raise KlinkError(f"--data {path} is not a DEBS 2015 trip CSV: its first trip has {len(cells)} columns, "
+                         f"expected {len(DEBS_COLUMNS)} ({', '.join(DEBS_COLUMNS)})")
+    for i in (i for i in _DEBS_NUMERIC if i != DEBS_COLUMNS.index("payment_type")):
+        try:
+            float(cells[i])
+        except ValueError:
+            raise KlinkError(f"--data {path} is not a DEBS 2015 trip CSV: {DEBS_COLUMNS[i]} of its first trip "
+                             f"is {cells[i]!r}, not a number") from None
+
+
+_DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",
                     "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle"}
 
@@ -184,6 +229,7 @@ def resolve(config_file: Path | None, overrides: dict) -> BenchConfig:
     values = load_yaml(config_file) if config_file else {}
     given = {k: v for k, v in overrides.items() if v is not None}
     values.update(_normalise(given, "the command line"))
+    values = {**WORKLOAD_DEFAULTS.get(str(values.get("workload", BenchConfig.workload)), {}), **values}
     try:
         return BenchConfig(**values).validate()
     except TypeError as error:

@@ -1,1 +1,32 @@
-"""Workloads: what a benchmark generates and which job processes it (YSB now; LRB, NYT later)."""
+"""Workloads `klinkctl bench` runs, by name: each a module with JAVA_BUILDER, write_job_config, generator_args, event_time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, cast
+
+from klinkctl.errors import KlinkError
+
+if TYPE_CHECKING:
+    from klinkctl.run.config import BenchConfig
+    from klinkctl.workloads.common import Plan
+
+
+class Workload(Protocol):
+    JAVA_BUILDER: str
+
+    def write_job_config(self, plan_: Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path: ...
+
+    def generator_args(self, config: BenchConfig) -> list[str]: ...
+
+    def event_time(self, value: bytes) -> int: ...
+
+
+def get(name: str) -> Workload:
+    from klinkctl.workloads import nyt, ysb  # they import run.config, which must not import this package's modules
+
+    modules: dict[str, ModuleType] = {"ysb": ysb, "nyt": nyt}
+    if name not in modules:
+        raise KlinkError(f"unknown workload {name!r}; valid: {', '.join(modules)}")
+    return cast(Workload, modules[name])

@@ -49,7 +49,7 @@ public final class Generator {
     private final Schedule schedule;
     private final long endOffsetNanos;
     private final SeedStreams seeds;
-    private final YsbEventCodec codec;
+    private final EventCodec codec;
     private final SendQueue queue;
     private final Clock clock;
     private final EventSink sink;
@@ -65,6 +65,10 @@ public final class Generator {
     private int genTopic;
 
     public Generator(Config config, long seed, YsbCatalog catalog, Clock clock, EventSink sink, LagStats stats) {
+        this(config, seed, new YsbEventCodec(catalog), clock, sink, stats);
+    }
+
+    public Generator(Config config, long seed, EventCodec codec, Clock clock, EventSink sink, LagStats stats) {
         this.config = config;
         this.topics = config.topics().size();
         this.schedule = new Schedule(config.maxRate() ? 1 : config.ratePerTopic());
@@ -72,7 +76,7 @@ public final class Generator {
         this.nextOffset = new long[topics];
         this.generatedCount = new long[topics];
         this.seeds = SeedStreams.of(seed, topics);
-        this.codec = new YsbEventCodec(catalog);
+        this.codec = codec;
         this.queue = SendQueue.forSchedule(config.delay(), config.gaps());
         this.clock = clock;
         this.sink = sink;

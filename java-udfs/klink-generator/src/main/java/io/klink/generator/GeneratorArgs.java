@@ -28,6 +28,8 @@ public final class GeneratorArgs {
             "  --gaps SPEC               inter-event generation gaps per topic, mean 1/rate: const (the exact schedule,",
             "                            default) or gamma:<k> (Gamma(k, 1/(k*rate)) gaps, bursty; gamma:2 at --rate 1000",
             "                            is the thesis' Gamma(2, 0.5 ms))",
+            "  --workload ysb|nyt        event schema (default ysb; nyt = DEBS 2015 taxi trips, CSV)",
+            "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --campaigns N             number of campaigns (default 100)",
             "  --ads-per-campaign N      ads per campaign (default 10)",
             "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
@@ -52,9 +54,10 @@ public final class GeneratorArgs {
             "SIGTERM/SIGINT stop the run, flush the producer and write the summary with status \"interrupted\".");
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
-            "--seed", "--delay", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
+            "--seed", "--delay", "--workload", "--data", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
+    static final List<String> WORKLOADS = List.of("ysb", "nyt");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -65,6 +68,8 @@ public final class GeneratorArgs {
     public long durationMs = -1;
     public long seed = 42;
     public DelayModel delay = new ConstantDelay(0);
+    public String workload = "ysb";
+    public Path data;
     public int campaigns = 100;
     public int adsPerCampaign = 10;
     public Path statsFile;
@@ -181,6 +186,13 @@ public final class GeneratorArgs {
                     throw new UsageException("--delay: " + e.getMessage());
                 }
             }
+            case "--workload" -> {
+                if (!WORKLOADS.contains(v)) {
+                    throw new UsageException("--workload must be one of " + WORKLOADS + ", got " + v);
+                }
+                workload = v;
+            }
+            case "--data" -> data = Path.of(v);
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
             case "--sample-delays" -> sampleDelays = parsePositiveInt(flag, v);
             case "--sample-gaps" -> sampleGaps = parsePositiveInt(flag, v);
@@ -262,5 +274,16 @@ public final class GeneratorArgs {
             throw new UsageException(flag + " must be a positive integer, got " + v);
         }
         return (int) n;
+    }
+
+    /** The events of --workload (YSB's catalog comes from --seed, --campaigns, --ads-per-campaign). */
+    public EventCodec codec() throws java.io.IOException, UsageException {
+        if (data != null && !workload.equals("nyt")) {
+            throw new UsageException("--data replays DEBS 2015 trips: it needs --workload nyt");
+        }
+        return switch (workload) {
+            case "nyt" -> data == null ? new NytEventCodec() : new NytReplayCodec(data);
+            default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
+        };
     }
 }

@@ -20,8 +20,14 @@ public final class Main {
 
     public static void main(String[] argv) {
         GeneratorArgs args;
+        EventCodec codec;
         try {
             args = GeneratorArgs.parse(argv);
+            codec = args.help || args.printCampaigns ? null : args.codec();
+        } catch (IOException e) {
+            System.err.println("klink-generator: error: cannot read --data: " + e);
+            System.exit(2);
+            return;
         } catch (UsageException e) {
             System.err.println("klink-generator: error: " + e.getMessage() + " (see --help)");
             System.exit(2);
@@ -59,7 +65,7 @@ public final class Main {
         }
         int code;
         try {
-            code = run(args);
+            code = run(args, codec);
         } catch (RuntimeException | IOException e) {
             System.err.println("klink-generator: error: " + e);
             code = 1;
@@ -69,8 +75,7 @@ public final class Main {
         }
     }
 
-    private static int run(GeneratorArgs a) throws IOException {
-        YsbCatalog catalog = YsbCatalog.create(a.seed, a.campaigns, a.adsPerCampaign);
+    private static int run(GeneratorArgs a, EventCodec codec) throws IOException {
         Writer csv = a.statsFile == null ? null : open(a.statsFile);
         LagStats stats = new LagStats(a.topics.size(), csv);
         Generator.Config config = a.maxRate
@@ -78,7 +83,7 @@ public final class Main {
                 : new Generator.Config(a.topics, a.ratePerTopic, a.durationMs, a.delay, a.gaps(), false);
 
         KafkaSink sink = new KafkaSink(a.bootstrap, a.topics, a.compression, a.lingerMs, a.batchSize);
-        Generator generator = new Generator(config, a.seed, catalog, Clock.SYSTEM, sink, stats);
+        Generator generator = new Generator(config, a.seed, codec, Clock.SYSTEM, sink, stats);
         DelayHistogram sentDelays = new DelayHistogram();
         generator.recordSentDelays(sentDelays);
 
@@ -110,7 +115,7 @@ public final class Main {
                 return 1;
             }
 
-            warmUp(a, config, catalog, sink);
+            warmUp(a, config, codec, sink);
 
             // Align event 0 with the wall clock: t0 is the nanoTime at which currentTimeMillis == startMs.
             long startMs = a.startAtMs != null ? a.startAtMs : System.currentTimeMillis() + 1;
@@ -162,7 +167,7 @@ public final class Main {
      * mode) into the warm-up topics {@code <warmup-topic>-<pid>-<set>-<i>} until the JIT has settled (at most the
      * --warmup time), flush, and delete those topics. The run's topics never see warm-up events.
      */
-    private static void warmUp(GeneratorArgs a, Generator.Config config, YsbCatalog catalog, KafkaSink sink) {
+    private static void warmUp(GeneratorArgs a, Generator.Config config, EventCodec codec, KafkaSink sink) {
         long warmupMs = a.warmupMs;
         if (a.startAtMs != null) { // never let the warm-up delay a fixed start: keep 1.5 s for flush + delete
             long room = a.startAtMs - System.currentTimeMillis() - 1500;
@@ -178,7 +183,7 @@ public final class Main {
         long t = System.nanoTime();
         List<String> topics = warmUpTopics(a);
         int q = a.topics.size();
-        WarmUp.Outcome w = WarmUp.run(config, catalog, warmupMs, sink,
+        WarmUp.Outcome w = WarmUp.run(config, codec, warmupMs, sink,
                 set -> sink.routeTo(topics.subList(set * q, (set + 1) * q)));
         sink.flush();
         sink.routeToRunTopics();

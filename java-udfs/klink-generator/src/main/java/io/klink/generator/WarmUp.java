@@ -37,10 +37,15 @@ final class WarmUp {
      */
     static Outcome run(Generator.Config run, YsbCatalog catalog, long maxMillis, EventSink sink,
                        java.util.function.IntConsumer switchTopics) {
+        return run(run, new YsbEventCodec(catalog), maxMillis, sink, switchTopics);
+    }
+
+    static Outcome run(Generator.Config run, EventCodec codec, long maxMillis, EventSink sink,
+                       java.util.function.IntConsumer switchTopics) {
         // a long "duration": the rehearsal is stopped from the watcher thread
         Generator.Config config = new Generator.Config(run.topics(), run.ratePerTopic(),
                 Math.max(maxMillis, 1) + 60_000, run.delay(), run.gaps(), run.maxRate());
-        Generator g = new Generator(config, 0x5eedL, catalog, Clock.SYSTEM, sink,
+        Generator g = new Generator(config, 0x5eedL, codec, Clock.SYSTEM, sink,
                 new LagStats(run.topics().size(), new java.io.BufferedWriter(java.io.Writer.nullWriter()))); // as the run
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean measurable = jit != null && jit.isCompilationTimeMonitoringSupported();

@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
  * <p>Packed layout (low to high bits): ad index 32, user index 8, page index 8, ad type 4,
  * event type 4. The ip is the constant {@code 1.2.3.4}, as in the original YSB generator.
  */
-public final class YsbEventCodec {
+public final class YsbEventCodec implements EventCodec {
 
     public static final String[] AD_TYPES = {"banner", "modal", "sponsored-search", "mail", "mobile"};
     public static final String[] EVENT_TYPES = {"view", "click", "purchase"};
@@ -55,6 +55,7 @@ public final class YsbEventCodec {
     }
 
     /** Draws one event's fields from the topic's stream. Exactly five draws per event. */
+    @Override
     public long draw(SplittableRandom rng) {
         long ad = rng.nextInt(adCount);
         long user = rng.nextInt(YsbCatalog.USER_POOL);
@@ -85,6 +86,7 @@ public final class YsbEventCodec {
     }
 
     /** Renders one event into a new array of exactly its length (the caller owns it). */
+    @Override
     public byte[] encode(long packed, long eventTimeMs) {
         if (eventTimeMs != cachedTimeMs) {
             cachedTimeLength = putLong(cachedTime, 0, eventTimeMs);
@@ -115,7 +117,7 @@ public final class YsbEventCodec {
     }
 
     /** Writes the decimal digits of {@code v} (any long). */
-    static int putLong(byte[] dst, int pos, long v) {
+    public static int putLong(byte[] dst, int pos, long v) {
         if (v == Long.MIN_VALUE) {
             return put(dst, pos, ascii(Long.toString(v)));
         }

@@ -29,6 +29,8 @@ public class Envelope {
     public long sweepingWatermark;
     public long keys;
     public long lateDropped;
+    /** DATA: workload fields beyond key/value (e.g. NYT fare, distance); RESULT: per-key aggregates (averages). */
+    public double[] fields;
 
     public Envelope() {}
 
@@ -63,6 +65,21 @@ public class Envelope {
         e.key = key;
         e.timestamp = windowEnd;
         e.value = count;
+        return e;
+    }
+
+    /** A window-firing summary: the window {@code [start, end)}, its SWM, when it fired, keys, events, late drops. */
+    public static Envelope firing(long start, long end, long sweepingWatermark, long nowMs, long keys, long events,
+                                  long lateDropped) {
+        Envelope e = new Envelope();
+        e.kind = FIRING;
+        e.timestamp = end;
+        e.windowStart = start;
+        e.sweepingWatermark = sweepingWatermark;
+        e.wallTime = nowMs;
+        e.keys = keys;
+        e.value = events;
+        e.lateDropped = lateDropped;
         return e;
     }
 

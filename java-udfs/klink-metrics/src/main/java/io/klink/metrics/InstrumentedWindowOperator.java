@@ -6,7 +6,8 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Event-time tumbling count window that holds blocking latency markers (logic in {@link TumblingCountWindows}).
+ * Event-time window that holds blocking latency markers; the window logic is an {@link EventWindows}
+ * (YSB: {@link TumblingCountWindows}; NYT: {@link SlidingAggregateWindows}).
  * Probes pass straight through; on each watermark the swept windows' results, firing summaries and held
  * markers are emitted before the watermark is forwarded.
  *
@@ -15,20 +16,23 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
         implements OneInputStreamOperator<Envelope, Envelope> {
 
-    private final long sizeMs;
-    private final long offsetMs;
-    private transient TumblingCountWindows windows;
+    private final EventWindows.Factory factory;
+    private transient EventWindows windows;
     private transient long reportedDeadline;
 
+    /** Tumbling count windows (YSB). */
     public InstrumentedWindowOperator(long sizeMs, long offsetMs) {
-        this.sizeMs = sizeMs;
-        this.offsetMs = offsetMs;
+        this(() -> new TumblingCountWindows(sizeMs, offsetMs));
+    }
+
+    public InstrumentedWindowOperator(EventWindows.Factory factory) {
+        this.factory = factory;
     }
 
     @Override
     public void open() throws Exception {
         super.open();
-        windows = new TumblingCountWindows(sizeMs, offsetMs);
+        windows = factory.create();
         reportedDeadline = Long.MAX_VALUE;
         SchedulerProgress.report(windows.watermark(), reportedDeadline);
     }
@@ -47,7 +51,7 @@ public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
         Envelope envelope = element.getValue();
         switch (envelope.kind) {
             case Envelope.DATA -> {
-                windows.add(envelope.key, envelope.timestamp);
+                windows.add(envelope);
                 reportProgress(false);
             }
             case Envelope.MARKER -> {

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * A marker is held by the window its creation time falls in and released right after that window's
  * output, so its latency includes the wait for the window (Klink §6.1.2 "blocking" markers).
  */
-public final class TumblingCountWindows {
+public final class TumblingCountWindows implements EventWindows {
 
     private final long sizeMs;
     private final long offsetMs;
@@ -42,6 +42,11 @@ public final class TumblingCountWindows {
         return watermark != Long.MIN_VALUE && windowEnd - 1 <= watermark;
     }
 
+    @Override
+    public boolean add(Envelope event) {
+        return add(event.key, event.timestamp);
+    }
+
     /** Counts one event; returns false (and counts it as dropped) if its window has already fired. */
     public boolean add(String key, long eventTime) {
         long end = windowEnd(eventTime);
@@ -54,6 +59,7 @@ public final class TumblingCountWindows {
     }
 
     /** Holds a marker until its window fires; returns false if that window already fired (forward it now). */
+    @Override
     public boolean holdMarker(Envelope marker) {
         long end = windowEnd(marker.timestamp);
         if (swept(end)) {
@@ -67,6 +73,7 @@ public final class TumblingCountWindows {
      * Advances the watermark and returns, window by window in deadline order, every key's RESULT, then the
      * window's FIRING summary, then the markers it held. Windows that only held markers release them too.
      */
+    @Override
     public List<Envelope> advance(long newWatermark, long nowMs) {
         List<Envelope> out = new ArrayList<>();
         if (newWatermark <= watermark) {
@@ -98,17 +105,8 @@ public final class TumblingCountWindows {
             out.add(Envelope.result(entry.getKey(), end, entry.getValue()[0]));
             events += entry.getValue()[0];
         }
-        Envelope firing = new Envelope();
-        firing.kind = Envelope.FIRING;
-        firing.timestamp = end;
-        firing.windowStart = end - sizeMs;
-        firing.sweepingWatermark = watermark;
-        firing.wallTime = nowMs;
-        firing.keys = counts.size();
-        firing.value = events;
-        firing.lateDropped = lateSinceLastFiring;
+        out.add(Envelope.firing(end - sizeMs, end, watermark, nowMs, counts.size(), events, lateSinceLastFiring));
         lateSinceLastFiring = 0;
-        out.add(firing);
     }
 
     private static Long min(Long a, Long b) {
@@ -118,11 +116,13 @@ public final class TumblingCountWindows {
         return b == null ? a : Math.min(a, b);
     }
 
+    @Override
     public long watermark() {
         return watermark;
     }
 
     /** Event time (ms) at which the earliest open window ends (its deadline), Long.MAX_VALUE if none is open. */
+    @Override
     public long nextDeadline() {
         return countsByWindowEnd.isEmpty() ? Long.MAX_VALUE : countsByWindowEnd.firstKey();
     }

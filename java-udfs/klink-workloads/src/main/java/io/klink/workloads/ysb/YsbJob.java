@@ -2,25 +2,13 @@ package io.klink.workloads.ysb;
 
 import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
-import io.klink.metrics.LatencyRecorder;
-import io.klink.metrics.MarkerInjector;
+import io.klink.workloads.common.QueryPipelines;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.serialization.SimpleStringSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
-import org.apache.flink.connector.kafka.sink.KafkaSink;
-import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.type.TypeReference;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -34,8 +22,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * The window starts a new chain, so each query runs as two tasks: source side and window side.
  */
 public final class YsbJob {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private YsbJob() {}
 
@@ -54,9 +40,9 @@ public final class YsbJob {
     public record Query(String id, String topic, long windowOffsetMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        Config config = JSON.readValue(configJson, Config.class);
+        Config config = QueryPipelines.readConfig(configJson, Config.class);
         env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
-        Map<String, List<String>> campaigns = JSON.readValue(
+        Map<String, List<String>> campaigns = QueryPipelines.JSON.readValue(
                 Files.readString(Path.of(config.campaignsFile())), new TypeReference<Map<String, List<String>>>() {});
         for (Query query : config.queries()) {
             addQuery(env, config, query, campaigns);
@@ -66,37 +52,12 @@ public final class YsbJob {
     static void addQuery(StreamExecutionEnvironment env, Config config, Query query,
                          Map<String, List<String>> campaigns) {
         String q = query.id() + "/";
-        KafkaSource<Envelope> source = KafkaSource.<Envelope>builder()
-                .setBootstrapServers(config.bootstrap())
-                .setTopics(query.topic())
-                .setGroupId(config.runId() + "-" + query.id())
-                .setStartingOffsets(OffsetsInitializer.earliest())
-                .setValueOnlyDeserializer(new YsbEventDeserializer())
-                .build();
-        WatermarkStrategy<Envelope> watermarks = WatermarkStrategy
-                .<Envelope>forBoundedOutOfOrderness(Duration.ofMillis(config.outOfOrdernessMs()))
-                .withTimestampAssigner((event, previous) -> event.timestamp);
-        TypeInformation<Envelope> envelopes = TypeInformation.of(Envelope.class);
-
-        DataStream<Envelope> joined = env.fromSource(source, watermarks, q + "source")
-                .transform(q + "markers", envelopes, new MarkerInjector(config.markerIntervalMs()))
+        QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
+                config.outOfOrdernessMs(), config.markerIntervalMs());
+        DataStream<Envelope> joined = QueryPipelines.source(env, run, query.id(), query.topic(), new YsbEventDeserializer())
                 .filter(new ViewFilter()).name(q + "filter")
-                .map(new CampaignJoin(campaigns), envelopes).name(q + "join");
-        joined.transform(q + "window", envelopes, new InstrumentedWindowOperator(config.windowMs(), query.windowOffsetMs()))
-                .startNewChain()
-                .transform(q + "output", Types.STRING, new LatencyRecorder(query.id()))
-                .sinkTo(metricsSink(config)).name(q + "metrics-sink");
-    }
-
-    private static KafkaSink<String> metricsSink(Config config) {
-        return KafkaSink.<String>builder()
-                .setBootstrapServers(config.bootstrap())
-                .setRecordSerializer(KafkaRecordSerializationSchema.builder()
-                        .setTopic(config.metricsTopic())
-                        .setValueSerializationSchema(new SimpleStringSchema())
-                        .build())
-                .setDeliveryGuarantee(DeliveryGuarantee.NONE)
-                .setProperty("linger.ms", "5")
-                .build();
+                .map(new CampaignJoin(campaigns), QueryPipelines.ENVELOPES).name(q + "join");
+        QueryPipelines.windowToMetrics(joined, run, query.id(),
+                new InstrumentedWindowOperator(config.windowMs(), query.windowOffsetMs()));
     }
 }

@@ -1,0 +1,159 @@
+package io.klink.metrics;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Event-time sliding windows (size, slide, offset) aggregating per key the event count and the averages
+ * of the first {@code width} entries of {@link Envelope#fields}, with blocking latency markers.
+ *
+ * <p>Semantics follow Flink's sliding event-time windows: windows {@code [start, start + size)} with
+ * {@code start = offset + k * slide}; a window fires on the first watermark {@code w >= end - 1}; empty
+ * windows do not fire; an event whose every window has fired is late and dropped (counted). State is kept
+ * per pane ({@code slide} long), and a window merges its {@code size / slide} panes when it fires.
+ * A marker is held by the first window that contains its creation time (the one ending at the next
+ * slide boundary) and released right after that window's output.
+ */
+public final class SlidingAggregateWindows implements EventWindows {
+
+    private final long sizeMs;
+    private final long slideMs;
+    private final long offsetMs;
+    private final int width;
+    /** pane end -> key -> {count, sum of field 0, ..., sum of field width-1} */
+    private final TreeMap<Long, Map<String, double[]>> panes = new TreeMap<>();
+    private final TreeMap<Long, List<Envelope>> markersByEnd = new TreeMap<>();
+    private long watermark = Long.MIN_VALUE;
+    private long lastFiredEnd = Long.MIN_VALUE;
+    private long lateSinceLastFiring;
+
+    public SlidingAggregateWindows(long sizeMs, long slideMs, long offsetMs, int width) {
+        if (slideMs <= 0 || sizeMs <= 0 || sizeMs % slideMs != 0) {
+            throw new IllegalArgumentException("window size must be a positive multiple of the slide, got size "
+                    + sizeMs + " slide " + slideMs);
+        }
+        this.sizeMs = sizeMs;
+        this.slideMs = slideMs;
+        this.offsetMs = Math.floorMod(offsetMs, slideMs);
+        this.width = width;
+    }
+
+    /** End of the pane (and of the first window) that contains {@code timestamp}. */
+    public long paneEnd(long timestamp) {
+        return timestamp - Math.floorMod(timestamp - offsetMs, slideMs) + slideMs;
+    }
+
+    private boolean swept(long windowEnd) {
+        return watermark != Long.MIN_VALUE && windowEnd - 1 <= watermark;
+    }
+
+    @Override
+    public boolean add(Envelope event) {
+        long pane = paneEnd(event.timestamp);
+        if (swept(pane + sizeMs - slideMs)) {
+            lateSinceLastFiring++;
+            return false;
+        }
+        double[] acc = panes.computeIfAbsent(pane, p -> new HashMap<>())
+                .computeIfAbsent(event.key, k -> new double[1 + width]);
+        acc[0]++;
+        for (int i = 0; i < width; i++) {
+            acc[1 + i] += event.fields[i];
+        }
+        return true;
+    }
+
+    @Override
+    public boolean holdMarker(Envelope marker) {
+        long end = paneEnd(marker.timestamp);
+        if (swept(end)) {
+            return false;
+        }
+        markersByEnd.computeIfAbsent(end, e -> new ArrayList<>()).add(marker);
+        return true;
+    }
+
+    @Override
+    public List<Envelope> advance(long newWatermark, long nowMs) {
+        List<Envelope> out = new ArrayList<>();
+        if (newWatermark <= watermark) {
+            return out;
+        }
+        watermark = newWatermark;
+        while (true) {
+            long dataEnd = nextDeadline();
+            long markerEnd = markersByEnd.isEmpty() ? Long.MAX_VALUE : markersByEnd.firstKey();
+            long end = Math.min(dataEnd, markerEnd);
+            if (end == Long.MAX_VALUE || !swept(end)) {
+                passSweptWindows();
+                return out;
+            }
+            if (end == dataEnd) {
+                fire(end, nowMs, out);
+            }
+            List<Envelope> markers = markersByEnd.remove(end);
+            if (markers != null) {
+                out.addAll(markers);
+            }
+        }
+    }
+
+    private void fire(long end, long nowMs, List<Envelope> out) {
+        Map<String, double[]> merged = new HashMap<>();
+        for (Map<String, double[]> pane : panes.subMap(end - sizeMs, false, end, true).values()) {
+            pane.forEach((key, acc) -> {
+                double[] into = merged.computeIfAbsent(key, k -> new double[1 + width]);
+                for (int i = 0; i < acc.length; i++) {
+                    into[i] += acc[i];
+                }
+            });
+        }
+        long events = 0;
+        for (Map.Entry<String, double[]> entry : merged.entrySet()) {
+            double[] acc = entry.getValue();
+            Envelope result = Envelope.result(entry.getKey(), end, (long) acc[0]);
+            result.fields = new double[width];
+            for (int i = 0; i < width; i++) {
+                result.fields[i] = acc[1 + i] / acc[0];
+            }
+            out.add(result);
+            events += (long) acc[0];
+        }
+        out.add(Envelope.firing(end - sizeMs, end, watermark, nowMs, merged.size(), events, lateSinceLastFiring));
+        lateSinceLastFiring = 0;
+        lastFiredEnd = end;
+        panes.headMap(end - sizeMs + slideMs, true).clear();  // in no later window
+    }
+
+    /**
+     * Every window up to the watermark has now passed, even one that had no data when it was swept: an
+     * event added to it later (not late for its later windows) must not make it fire after all (Flink drops
+     * a late element from the windows already swept).
+     */
+    private void passSweptWindows() {
+        long w = Math.min(watermark, Long.MAX_VALUE / 4); // the final watermark is Long.MAX_VALUE
+        long sweptEnd = w + 1 - Math.floorMod(w + 1 - offsetMs, slideMs);
+        if (sweptEnd > lastFiredEnd) {
+            lastFiredEnd = sweptEnd;
+            panes.headMap(sweptEnd - sizeMs + slideMs, true).clear();
+        }
+    }
+
+    @Override
+    public long watermark() {
+        return watermark;
+    }
+
+    /** The end of the next window that holds data and has not fired yet. */
+    @Override
+    public long nextDeadline() {
+        if (panes.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        long first = panes.firstKey();
+        return lastFiredEnd == Long.MIN_VALUE ? first : Math.max(lastFiredEnd + slideMs, first);
+    }
+}

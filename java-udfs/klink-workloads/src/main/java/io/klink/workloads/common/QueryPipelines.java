@@ -1,0 +1,89 @@
+package io.klink.workloads.common;
+
+import io.klink.metrics.Envelope;
+import io.klink.metrics.InstrumentedWindowOperator;
+import io.klink.metrics.LatencyRecorder;
+import io.klink.metrics.MarkerInjector;
+import java.io.IOException;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The instrumented ends every workload's query shares (DESIGN.md §4), operator names prefixed with the
+ * query id ({@code q07/}):
+ * <pre>
+ *   Kafka source -> markers -> [the workload's stateless operators] | window -> output -> metrics sink
+ * </pre>
+ * The window starts a new chain, so each query runs as two tasks: source side and window side.
+ */
+public final class QueryPipelines {
+
+    public static final TypeInformation<Envelope> ENVELOPES = TypeInformation.of(Envelope.class);
+
+    /** What every workload's job config has (see klinkctl/workloads/common.py). */
+    public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
+                      long markerIntervalMs) {}
+
+    /** Job configs carry keys a builder does not read (e.g. "builder" for jobs/java_pipelines.py). */
+    public static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private QueryPipelines() {}
+
+    public static <T> T readConfig(String json, Class<T> type) throws IOException {
+        return JSON.readValue(json, type);
+    }
+
+    /** Kafka source (event time from the envelopes, bounded out-of-orderness) followed by the marker injector. */
+    public static DataStream<Envelope> source(StreamExecutionEnvironment env, Run run, String queryId, String topic,
+                                              DeserializationSchema<Envelope> deserializer) {
+        String q = queryId + "/";
+        KafkaSource<Envelope> source = KafkaSource.<Envelope>builder()
+                .setBootstrapServers(run.bootstrap())
+                .setTopics(topic)
+                .setGroupId(run.runId() + "-" + queryId)
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setValueOnlyDeserializer(deserializer)
+                .build();
+        WatermarkStrategy<Envelope> watermarks = WatermarkStrategy
+                .<Envelope>forBoundedOutOfOrderness(Duration.ofMillis(run.outOfOrdernessMs()))
+                .withTimestampAssigner((event, previous) -> event.timestamp);
+        return env.fromSource(source, watermarks, q + "source")
+                .transform(q + "markers", ENVELOPES, new MarkerInjector(run.markerIntervalMs()));
+    }
+
+    /** The window (a new chain), the output operator that records latencies, and the metrics sink. */
+    public static void windowToMetrics(DataStream<Envelope> in, Run run, String queryId,
+                                       InstrumentedWindowOperator window) {
+        String q = queryId + "/";
+        in.transform(q + "window", ENVELOPES, window)
+                .startNewChain()
+                .transform(q + "output", Types.STRING, new LatencyRecorder(queryId))
+                .sinkTo(metricsSink(run)).name(q + "metrics-sink");
+    }
+
+    private static KafkaSink<String> metricsSink(Run run) {
+        return KafkaSink.<String>builder()
+                .setBootstrapServers(run.bootstrap())
+                .setRecordSerializer(KafkaRecordSerializationSchema.builder()
+                        .setTopic(run.metricsTopic())
+                        .setValueSerializationSchema(new SimpleStringSchema())
+                        .build())
+                .setDeliveryGuarantee(DeliveryGuarantee.NONE)
+                .setProperty("linger.ms", "5")
+                .build();
+    }
+}

@@ -1,0 +1,51 @@
+package io.klink.workloads.nyt;
+
+import io.klink.metrics.Envelope;
+import io.klink.metrics.InstrumentedWindowOperator;
+import io.klink.metrics.SlidingAggregateWindows;
+import io.klink.workloads.common.QueryPipelines;
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Builds Q independent NYT (DEBS 2015 taxi trips) query pipelines; called from jobs/nyt.py. Per query:
+ * <pre>
+ *   Kafka source -> markers -> parse -> validate -> cell -> derive (speed)  |  window(sliding: trips and
+ *   average fare, distance, speed per cell) -> output -> metrics sink
+ * </pre>
+ */
+public final class NytJob {
+
+    private NytJob() {}
+
+    /** Configuration as the harness writes it (JSON); see klinkctl/workloads/nyt.py. */
+    public record Config(String bootstrap, String runId, String metricsTopic, long windowMs, long slideMs,
+                         long outOfOrdernessMs, long markerIntervalMs, long watermarkIntervalMs, List<Query> queries) {}
+
+    public record Query(String id, String topic, long windowOffsetMs) {}
+
+    public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
+        Config config = QueryPipelines.readConfig(configJson, Config.class);
+        env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
+        QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
+                config.outOfOrdernessMs(), config.markerIntervalMs());
+        for (Query query : config.queries()) {
+            addQuery(env, run, config, query);
+        }
+    }
+
+    static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config, Query query) {
+        String q = query.id() + "/";
+        DataStream<Envelope> cells = QueryPipelines.source(env, run, query.id(), query.topic(),
+                        new NytOperators.LineDeserializer())
+                .map(new NytOperators.Parse(), QueryPipelines.ENVELOPES).name(q + "parse")
+                .filter(new NytOperators.Validate()).name(q + "validate")
+                .map(new NytOperators.Cell(), QueryPipelines.ENVELOPES).name(q + "cell")
+                .map(new NytOperators.Derive(), QueryPipelines.ENVELOPES).name(q + "derive");
+        long size = config.windowMs(), slide = config.slideMs(), offset = query.windowOffsetMs();
+        QueryPipelines.windowToMetrics(cells, run, query.id(), new InstrumentedWindowOperator(
+                () -> new SlidingAggregateWindows(size, slide, offset, NytOperators.AVERAGED)));
+    }
+}

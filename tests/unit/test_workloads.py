@@ -1,0 +1,93 @@
+"""Workload registry, per-workload defaults and job configs (no stack needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from klinkctl import workloads
+from klinkctl.errors import KlinkError
+from klinkctl.run.config import WORKLOADS, resolve
+from klinkctl.workloads import common, nyt
+
+
+def test_every_configurable_workload_is_registered() -> None:
+    for name in WORKLOADS:
+        assert workloads.get(name).JAVA_BUILDER.startswith("io.klink.workloads.")
+    with pytest.raises(KlinkError, match="unknown workload 'lrb'"):
+        workloads.get("lrb")
+
+
+def test_nyt_defaults_to_two_second_windows_sliding_by_one() -> None:
+    config = resolve(None, {"workload": "nyt"})
+    assert (config.window_ms, config.slide_ms) == (2000, 1000)
+    assert resolve(None, {"workload": "nyt", "window": "4s", "slide": "2s"}).slide_ms == 2000
+    ysb = resolve(None, {"workload": "ysb"})
+    assert (ysb.window_ms, ysb.slide_ms) == (10_000, 0)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"workload": "nyt", "window": "3s", "slide": "2s"}, r"--window \(3000 ms\) must be a multiple"),
+    ({"workload": "nyt", "slide": "0s"}, "must be a multiple of a positive --slide"),
+    ({"workload": "ysb", "slide": "1s"}, "--slide applies to sliding-window workloads only"),
+])
+def test_bad_slides_are_one_line(overrides: dict, message: str) -> None:
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, overrides)
+    assert "\n" not in str(error.value)
+
+
+def test_window_offsets_fall_within_one_slide() -> None:
+    config = resolve(None, {"workload": "nyt", "queries": "20"})
+    plan = common.plan(config, "run")
+    assert [q.id for q in plan.queries][:2] == ["q00", "q01"]
+    assert all(0 <= q.window_offset_ms < 1000 for q in plan.queries)
+    assert len({q.window_offset_ms for q in plan.queries}) > 1
+
+
+def test_nyt_job_config_names_its_builder_and_slide(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "nyt", "queries": "2"})
+    path = nyt.write_job_config(common.plan(config, "r1"), config, "localhost:1", tmp_path)
+    job = json.loads(path.read_text())
+    assert job["builder"] == "io.klink.workloads.nyt.NytJob"
+    assert (job["windowMs"], job["slideMs"], job["metricsTopic"]) == (2000, 1000, "r1-metrics")
+    assert [q["topic"] for q in job["queries"]] == ["r1-q00", "r1-q01"]
+    assert nyt.generator_args(config) == ["--workload", "nyt"]
+
+
+def test_event_times_are_read_from_each_workloads_records() -> None:
+    assert workloads.get("ysb").event_time(b'{"ad_id":"a","event_time":1700000000123,"ip":"1.2.3.4"}') == 1700000000123
+    row = b"M,H,2013-01-01 00:00:00,2013-01-01 00:02:00,120,1.00,-73.98,40.75,-73.97,40.76,CSH,5.5,0,0.5,0,0,6.0,17"
+    assert workloads.get("nyt").event_time(row) == 17
+
+
+DEBS_ROW = ("07290D3599E7A0D62097A346EFCC1FB5,E7750A37CAB07D0DFF0AF7E3573AC141,2013-01-01 00:00:00,"
+            "2013-01-01 00:02:00,120,0.44,-73.956528,40.716976,-73.962440,40.715008,CSH,3.50,0.50,0.50,0.00,0.00,4.50")
+
+
+def test_data_replays_a_debs_csv(tmp_path: Path) -> None:
+    trips = tmp_path / "trips.csv"
+    trips.write_text("medallion,hack_license\n" + DEBS_ROW + "\n")
+    config = resolve(None, {"workload": "nyt", "data": str(trips)})
+    assert nyt.generator_args(config) == ["--workload", "nyt", "--data", str(trips.resolve())]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("a,b,c\n", "its first trip has 3 columns, expected 17"),
+    (DEBS_ROW.replace(",3.50,", ",cash,") + "\n", "fare_amount of its first trip is 'cash', not a number"),
+])
+def test_data_with_a_wrong_schema_is_one_line(tmp_path: Path, content: str, message: str) -> None:
+    trips = tmp_path / "trips.csv"
+    trips.write_text(content)
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, {"workload": "nyt", "data": str(trips)})
+    assert "\n" not in str(error.value)
+
+
+def test_data_is_for_nyt_and_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(KlinkError, match="needs workload nyt"):
+        resolve(None, {"workload": "ysb", "data": str(tmp_path / "x.csv")})
+    with pytest.raises(KlinkError, match="No such file"):
+        resolve(None, {"workload": "nyt", "data": str(tmp_path / "missing.csv")})
