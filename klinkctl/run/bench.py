@@ -87,16 +87,19 @@ def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec:
 
 
 @contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM ends a run like Ctrl-C does: cleanly, rows kept, marked interrupted."""
+def signals_as_interrupt():
+    """SIGINT (Ctrl-C) and SIGTERM end a run cleanly: rows kept, marked interrupted. SIGINT is set
+    explicitly because a process started in the background by a non-interactive shell inherits it ignored,
+    and Python then never raises KeyboardInterrupt."""
     def raise_interrupt(*_):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    previous = {sig: signal.signal(sig, raise_interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def drain_ms(config: BenchConfig) -> int:
@@ -113,7 +116,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     status, reason, warmup_until_ms = "completed", "", None
     job_id = gen = collector = sampler = None
     try:
-        with sigterm_as_interrupt():
+        with signals_as_interrupt():
             progress("creating fresh topics")
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
             kafka_io.recreate_topics(spec.bootstrap_servers, [plan.metrics_topic])

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import yaml
 
 from klinkctl.errors import KlinkError
-from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, sigterm_as_interrupt
+from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, signals_as_interrupt
 from klinkctl.run.config import BenchConfig, _integer, _normalise
 from klinkctl.stack.spec import StackSpec
 
@@ -421,7 +421,7 @@ def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
     recorded and the sweep goes on; an interrupted one is recorded and the sweep stops."""
     observer = observer or _Unobserved()
     save(sweep)
-    with sigterm_as_interrupt():
+    with signals_as_interrupt():
         for run in sweep.unfinished():
             row = _start(sweep, run)
             observer.run_started(run)
