@@ -1,6 +1,5 @@
 package io.klink.metrics;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +16,7 @@ import java.util.TreeMap;
  * A marker is held by the first window that contains its creation time (the one ending at the next
  * slide boundary) and released right after that window's output.
  */
-public final class SlidingAggregateWindows implements EventWindows {
+public final class SlidingAggregateWindows extends MarkerHoldingWindows {
 
     private final long sizeMs;
     private final long slideMs;
@@ -25,10 +24,7 @@ public final class SlidingAggregateWindows implements EventWindows {
     private final int width;
     /** pane end -> key -> {count, sum of field 0, ..., sum of field width-1} */
     private final TreeMap<Long, Map<String, double[]>> panes = new TreeMap<>();
-    private final TreeMap<Long, List<Envelope>> markersByEnd = new TreeMap<>();
-    private long watermark = Long.MIN_VALUE;
     private long lastFiredEnd = Long.MIN_VALUE;
-    private long lateSinceLastFiring;
 
     public SlidingAggregateWindows(long sizeMs, long slideMs, long offsetMs, int width) {
         if (slideMs <= 0 || sizeMs <= 0 || sizeMs % slideMs != 0) {
@@ -46,16 +42,11 @@ public final class SlidingAggregateWindows implements EventWindows {
         return timestamp - Math.floorMod(timestamp - offsetMs, slideMs) + slideMs;
     }
 
-    private boolean swept(long windowEnd) {
-        return watermark != Long.MIN_VALUE && windowEnd - 1 <= watermark;
-    }
-
     @Override
     public boolean add(Envelope event) {
         long pane = paneEnd(event.timestamp);
         if (swept(pane + sizeMs - slideMs)) {
-            lateSinceLastFiring++;
-            return false;
+            return late();
         }
         double[] acc = panes.computeIfAbsent(pane, p -> new HashMap<>())
                 .computeIfAbsent(event.key, k -> new double[1 + width]);
@@ -67,41 +58,12 @@ public final class SlidingAggregateWindows implements EventWindows {
     }
 
     @Override
-    public boolean holdMarker(Envelope marker) {
-        long end = paneEnd(marker.timestamp);
-        if (swept(end)) {
-            return false;
-        }
-        markersByEnd.computeIfAbsent(end, e -> new ArrayList<>()).add(marker);
-        return true;
+    protected long markerWindowEnd(long timestamp) {
+        return paneEnd(timestamp);
     }
 
     @Override
-    public List<Envelope> advance(long newWatermark, long nowMs) {
-        List<Envelope> out = new ArrayList<>();
-        if (newWatermark <= watermark) {
-            return out;
-        }
-        watermark = newWatermark;
-        while (true) {
-            long dataEnd = nextDeadline();
-            long markerEnd = markersByEnd.isEmpty() ? Long.MAX_VALUE : markersByEnd.firstKey();
-            long end = Math.min(dataEnd, markerEnd);
-            if (end == Long.MAX_VALUE || !swept(end)) {
-                passSweptWindows();
-                return out;
-            }
-            if (end == dataEnd) {
-                fire(end, nowMs, out);
-            }
-            List<Envelope> markers = markersByEnd.remove(end);
-            if (markers != null) {
-                out.addAll(markers);
-            }
-        }
-    }
-
-    private void fire(long end, long nowMs, List<Envelope> out) {
+    protected void fire(long end, long nowMs, List<Envelope> out) {
         Map<String, double[]> merged = new HashMap<>();
         for (Map<String, double[]> pane : panes.subMap(end - sizeMs, false, end, true).values()) {
             pane.forEach((key, acc) -> {
@@ -122,8 +84,7 @@ public final class SlidingAggregateWindows implements EventWindows {
             out.add(result);
             events += (long) acc[0];
         }
-        out.add(Envelope.firing(end - sizeMs, end, watermark, nowMs, merged.size(), events, lateSinceLastFiring));
-        lateSinceLastFiring = 0;
+        out.add(firing(end - sizeMs, end, nowMs, merged.size(), events));
         lastFiredEnd = end;
         panes.headMap(end - sizeMs + slideMs, true).clear();  // in no later window
     }
@@ -133,18 +94,14 @@ public final class SlidingAggregateWindows implements EventWindows {
      * event added to it later (not late for its later windows) must not make it fire after all (Flink drops
      * a late element from the windows already swept).
      */
-    private void passSweptWindows() {
-        long w = Math.min(watermark, Long.MAX_VALUE / 4); // the final watermark is Long.MAX_VALUE
+    @Override
+    protected void afterSweep() {
+        long w = Math.min(watermark(), Long.MAX_VALUE / 4); // the final watermark is Long.MAX_VALUE
         long sweptEnd = w + 1 - Math.floorMod(w + 1 - offsetMs, slideMs);
         if (sweptEnd > lastFiredEnd) {
             lastFiredEnd = sweptEnd;
             panes.headMap(sweptEnd - sizeMs + slideMs, true).clear();
         }
-    }
-
-    @Override
-    public long watermark() {
-        return watermark;
     }
 
     /** The end of the next window that holds data and has not fired yet. */
