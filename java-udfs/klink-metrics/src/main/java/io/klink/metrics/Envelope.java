@@ -14,6 +14,7 @@ public class Envelope {
     public static final byte PROBE = 2;
     public static final byte RESULT = 3;
     public static final byte FIRING = 4;
+    public static final byte SUBSTREAM = 5;
 
     public byte kind;
     /** DATA: key (e.g. ad id, then campaign id); RESULT: the window's key. */
@@ -29,8 +30,11 @@ public class Envelope {
     public long sweepingWatermark;
     public long keys;
     public long lateDropped;
-    /** DATA: workload fields beyond key/value (e.g. NYT fare, distance); RESULT: per-key aggregates (averages). */
+    /** DATA: workload fields beyond key/value (e.g. NYT fare, distance); RESULT: per-key aggregates (averages);
+     *  SUBSTREAM: what a sampler observed and decided (see {@link #substream}). */
     public double[] fields;
+    /** DATA: how many events this one stands for (a sampler's scale-up, Aion Eq. 4.5); 1 without sampling. */
+    public double weight = 1.0;
 
     public Envelope() {}
 
@@ -80,6 +84,19 @@ public class Envelope {
         e.keys = keys;
         e.value = events;
         e.lateDropped = lateDropped;
+        return e;
+    }
+
+    /**
+     * A sampler closed a sub-stream ending at {@code end} at wall time {@code closedAt}: fields = observed events,
+     * sampled events, sampling rate θ, target sample size, stragglers dropped so far.
+     */
+    public static Envelope substream(long end, long closedAt, double... fields) {
+        Envelope e = new Envelope();
+        e.kind = SUBSTREAM;
+        e.timestamp = end;
+        e.wallTime = closedAt;
+        e.fields = fields;
         return e;
     }
 

@@ -9,16 +9,19 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 public class LatencyRecorder extends AbstractStreamOperator<String> implements OneInputStreamOperator<Envelope, String> {
 
     private final String query;
+    private final boolean recordResults;
     private transient MetricRows rows;
 
-    public LatencyRecorder(String query) {
+    /** {@code recordResults}: also a row per key of every window result (for accuracy against exact results). */
+    public LatencyRecorder(String query, boolean recordResults) {
         this.query = query;
+        this.recordResults = recordResults;
     }
 
     @Override
     public void open() throws Exception {
         super.open();
-        rows = new MetricRows(query);
+        rows = new MetricRows(query, recordResults);
     }
 
     @Override

@@ -9,16 +9,24 @@ import java.util.Map;
  *   <li>{@code firing}: SWM latency = wall time the firing summary is processed here − window end
  *       (DESIGN.md §4; the summary follows every key's result of that window, so it is the window's output);
  *   <li>{@code marker}: blocking marker latency = now − creation time;
- *   <li>{@code watermark}: propagation delay = now − the wall time the same watermark left the source task.
+ *   <li>{@code watermark}: propagation delay = now − the wall time the same watermark left the source task;
+ *   <li>{@code result}: one key's result of a window (only if asked for: to measure a sampler's error);
+ *   <li>{@code substream}: a sampler's sub-stream, observed and sampled events (klink-sampler).
  * </ul>
  */
 public final class MetricRows {
 
     private final String query;
+    private final boolean recordResults;
     private final Map<Long, Long> probeWallTimeByWatermark = new HashMap<>();
 
     public MetricRows(String query) {
+        this(query, false);
+    }
+
+    public MetricRows(String query, boolean recordResults) {
         this.query = query;
+        this.recordResults = recordResults;
     }
 
     /** The row for an envelope, or null if it produces none (data results only count towards the firing). */
@@ -33,6 +41,14 @@ public final class MetricRows {
             case Envelope.MARKER:
                 return "{\"type\":\"marker\",\"query\":\"" + query + "\",\"created_at\":" + e.wallTime
                         + ",\"output_at\":" + now + ",\"latency_ms\":" + (now - e.wallTime) + "}";
+            case Envelope.RESULT:
+                return !recordResults ? null : "{\"type\":\"result\",\"query\":\"" + query + "\",\"window_end\":"
+                        + e.timestamp + ",\"key\":\"" + e.key + "\",\"value\":" + e.value + "}";
+            case Envelope.SUBSTREAM:
+                return "{\"type\":\"substream\",\"query\":\"" + query + "\",\"substream_end\":" + e.timestamp
+                        + ",\"closed_at\":" + e.wallTime + ",\"observed\":" + (long) e.fields[0]
+                        + ",\"sampled\":" + (long) e.fields[1] + ",\"rate\":" + e.fields[2]
+                        + ",\"target\":" + e.fields[3] + ",\"dropped_late\":" + (long) e.fields[4] + "}";
             case Envelope.PROBE:
                 probeWallTimeByWatermark.put(e.timestamp, e.wallTime);
                 return null;

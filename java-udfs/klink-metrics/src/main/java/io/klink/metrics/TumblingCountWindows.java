@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Event-time tumbling windows counting events per key, with blocking latency markers — the logic of
+ * Event-time tumbling windows counting events per key (weighted: a sampled event counts for its weight), with blocking latency markers — the logic of
  * {@link InstrumentedWindowOperator}, free of Flink so it can be tested on scripted sequences.
  *
  * <p>Semantics follow Flink's event-time windows: window {@code [start, end)} with
@@ -19,7 +19,7 @@ public final class TumblingCountWindows extends MarkerHoldingWindows {
 
     private final long sizeMs;
     private final long offsetMs;
-    private final TreeMap<Long, Map<String, long[]>> countsByWindowEnd = new TreeMap<>();
+    private final TreeMap<Long, Map<String, double[]>> countsByWindowEnd = new TreeMap<>();
 
     public TumblingCountWindows(long sizeMs, long offsetMs) {
         if (sizeMs <= 0) {
@@ -35,16 +35,23 @@ public final class TumblingCountWindows extends MarkerHoldingWindows {
 
     @Override
     public boolean add(Envelope event) {
-        return add(event.key, event.timestamp);
+        return add(event.key, event.timestamp, event.weight);
     }
 
-    /** Counts one event; returns false (and counts it as dropped) if its window has already fired. */
     public boolean add(String key, long eventTime) {
+        return add(key, eventTime, 1.0);
+    }
+
+    /** Counts one event as {@code weight} events; false (and counted as dropped) if its window already fired. */
+    public boolean add(String key, long eventTime, double weight) {
         long end = windowEnd(eventTime);
         if (swept(end)) {
             return late();
         }
-        countsByWindowEnd.computeIfAbsent(end, e -> new HashMap<>()).computeIfAbsent(key, k -> new long[1])[0]++;
+        double[] countAndEvents = countsByWindowEnd.computeIfAbsent(end, e -> new HashMap<>())
+                .computeIfAbsent(key, k -> new double[2]);
+        countAndEvents[0] += weight;
+        countAndEvents[1]++;
         return true;
     }
 
@@ -55,11 +62,11 @@ public final class TumblingCountWindows extends MarkerHoldingWindows {
 
     @Override
     protected void fire(long end, long nowMs, List<Envelope> out) {
-        Map<String, long[]> counts = countsByWindowEnd.remove(end);
+        Map<String, double[]> counts = countsByWindowEnd.remove(end);
         long events = 0;
-        for (Map.Entry<String, long[]> entry : counts.entrySet()) {
-            out.add(Envelope.result(entry.getKey(), end, entry.getValue()[0]));
-            events += entry.getValue()[0];
+        for (Map.Entry<String, double[]> entry : counts.entrySet()) {
+            out.add(Envelope.result(entry.getKey(), end, Math.round(entry.getValue()[0])));
+            events += (long) entry.getValue()[1];
         }
         out.add(firing(end - sizeMs, end, nowMs, counts.size(), events));
     }

@@ -4,6 +4,8 @@ import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.metrics.LatencyRecorder;
 import io.klink.metrics.MarkerInjector;
+import io.klink.sampler.SamplerConfig;
+import io.klink.sampler.SamplingOperator;
 import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -25,7 +27,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * The instrumented ends every workload's query shares (DESIGN.md §4), operator names prefixed with the
  * query id ({@code q07/}):
  * <pre>
- *   Kafka source -> markers -> [the workload's stateless operators] | window -> output -> metrics sink
+ *   Kafka source -> markers -> [the workload's stateless operators] -> [sampler] | window -> output -> metrics sink
  * </pre>
  * The window starts a new chain, so each query runs as two tasks: source side and window side.
  */
@@ -33,9 +35,15 @@ public final class QueryPipelines {
 
     public static final TypeInformation<Envelope> ENVELOPES = TypeInformation.of(Envelope.class);
 
-    /** What every workload's job config has (see klinkctl/workloads/common.py). */
+    /**
+     * What every workload's job config has (see klinkctl/workloads/common.py); {@code sampler} null = none,
+     * {@code recordResults}: every key's window result becomes a metric row (to measure accuracy).
+     */
     public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
-                      long markerIntervalMs) {}
+                      long markerIntervalMs, Sampler sampler, boolean recordResults) {}
+
+    /** The job config's sampler settings, made a query's {@link SamplerConfig} by {@link #sampled}. */
+    public record Sampler(String kind, long substreamMs, double error, double confidence, int history, long seed) {}
 
     /** Job configs carry keys a builder does not read (e.g. "builder" for jobs/java_pipelines.py). */
     public static final ObjectMapper JSON = new ObjectMapper()
@@ -65,13 +73,28 @@ public final class QueryPipelines {
                 .transform(q + "markers", ENVELOPES, new MarkerInjector(run.markerIntervalMs()));
     }
 
+    /**
+     * The query's sampler (klink-sampler) in front of its window, if the run has one: it replaces the
+     * source's watermarks with its own and decides which events reach the window.
+     */
+    public static DataStream<Envelope> sampled(DataStream<Envelope> in, Run run, String queryId, long windowMs,
+                                               long windowOffsetMs) {
+        Sampler s = run.sampler();
+        if (s == null) {
+            return in;
+        }
+        SamplerConfig config = new SamplerConfig(s.kind(), s.substreamMs(), windowMs, windowOffsetMs, s.error(),
+                s.confidence(), s.history(), s.seed() * 31 + queryId.hashCode());
+        return in.transform(queryId + "/sampler", ENVELOPES, new SamplingOperator(config));
+    }
+
     /** The window (a new chain), the output operator that records latencies, and the metrics sink. */
     public static void windowToMetrics(DataStream<Envelope> in, Run run, String queryId,
                                        InstrumentedWindowOperator window) {
         String q = queryId + "/";
         in.transform(q + "window", ENVELOPES, window)
                 .startNewChain()
-                .transform(q + "output", Types.STRING, new LatencyRecorder(queryId))
+                .transform(q + "output", Types.STRING, new LatencyRecorder(queryId, run.recordResults()))
                 .sinkTo(metricsSink(run)).name(q + "metrics-sink");
     }
 

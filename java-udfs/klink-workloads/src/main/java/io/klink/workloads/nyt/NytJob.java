@@ -30,7 +30,7 @@ public final class NytJob {
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
         QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
-                config.outOfOrdernessMs(), config.markerIntervalMs());
+                config.outOfOrdernessMs(), config.markerIntervalMs(), null, false);
         for (Query query : config.queries()) {
             addQuery(env, run, config, query);
         }

@@ -17,7 +17,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * program jobs/ysb.py, so the per-record hot path is Java only. Per query (operator names prefixed with
  * the query id, e.g. {@code q07/}, so every task maps to its query):
  * <pre>
- *   Kafka source -> markers -> filter(view) -> join(ad -> campaign)  |  window(count per campaign) -> output -> metrics sink
+ *   Kafka source -> markers -> filter(view) -> join(ad -> campaign) [-> sampler] | window(count per campaign) -> output -> metrics sink
  * </pre>
  * The window starts a new chain, so each query runs as two tasks: source side and window side.
  */
@@ -35,6 +35,8 @@ public final class YsbJob {
             long outOfOrdernessMs,
             long markerIntervalMs,
             long watermarkIntervalMs,
+            QueryPipelines.Sampler sampler,
+            boolean recordResults,
             List<Query> queries) {}
 
     public record Query(String id, String topic, long windowOffsetMs) {}
@@ -53,11 +55,13 @@ public final class YsbJob {
                          Map<String, List<String>> campaigns) {
         String q = query.id() + "/";
         QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
-                config.outOfOrdernessMs(), config.markerIntervalMs());
+                config.outOfOrdernessMs(), config.markerIntervalMs(), config.sampler(), config.recordResults());
         DataStream<Envelope> joined = QueryPipelines.source(env, run, query.id(), query.topic(), new YsbEventDeserializer())
                 .filter(new ViewFilter()).name(q + "filter")
                 .map(new CampaignJoin(campaigns), QueryPipelines.ENVELOPES).name(q + "join");
-        QueryPipelines.windowToMetrics(joined, run, query.id(),
+        DataStream<Envelope> sampled = QueryPipelines.sampled(joined, run, query.id(), config.windowMs(),
+                query.windowOffsetMs());
+        QueryPipelines.windowToMetrics(sampled, run, query.id(),
                 new InstrumentedWindowOperator(config.windowMs(), query.windowOffsetMs()));
     }
 }

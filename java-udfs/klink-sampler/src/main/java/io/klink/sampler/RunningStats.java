@@ -1,0 +1,33 @@
+package io.klink.sampler;
+
+/** Running count, mean and variance (Welford): statistics without keeping the values. */
+public final class RunningStats {
+
+    private long count;
+    private double mean;
+    private double squaredDeviations;
+
+    public void add(double value) {
+        count++;
+        double delta = value - mean;
+        mean += delta / count;
+        squaredDeviations += delta * (value - mean);
+    }
+
+    public long count() {
+        return count;
+    }
+
+    public double mean() {
+        return mean;
+    }
+
+    /** Population variance; 0 for fewer than two values. */
+    public double variance() {
+        return count < 2 ? 0.0 : squaredDeviations / count;
+    }
+
+    public double standardDeviation() {
+        return Math.sqrt(variance());
+    }
+}

@@ -1,0 +1,40 @@
+package io.klink.sampler;
+
+import java.io.Serializable;
+
+/**
+ * A query's sampler: the algorithm ({@link Samplers#NAMES}), the sub-stream length f (a divisor of the window),
+ * the window it feeds, the error target r_thr and confidence 1 − δ, the history m of sub-streams the
+ * estimates use, and the seed of its sampling decisions.
+ */
+public record SamplerConfig(String kind, long substreamMs, long windowMs, long windowOffsetMs, double error,
+                            double confidence, int history, long seed) implements Serializable {
+
+    public SamplerConfig {
+        if (substreamMs <= 0 || windowMs % substreamMs != 0) {
+            throw new IllegalArgumentException("the sub-stream length (" + substreamMs
+                    + " ms) must divide the window (" + windowMs + " ms)");
+        }
+        if (!(error > 0 && error < 1) || !(confidence > 0 && confidence < 1) || history < 1) {
+            throw new IllegalArgumentException("need 0 < error < 1, 0 < confidence < 1 and history >= 1");
+        }
+    }
+
+    public int substreamsPerWindow() {
+        return (int) (windowMs / substreamMs);
+    }
+
+    StreamMonitor newMonitor() {
+        return new StreamMonitor(substreamMs, windowOffsetMs, history);
+    }
+
+    /**
+     * Eq. 4.2 summed over the window's k sub-streams and overestimated by two standard deviations (§4.1.2):
+     * N^w = k·E[N_i] + 2·√k·σ(N_i), from the monitor's history.
+     */
+    double windowSize(StreamMonitor monitor) {
+        RunningStats sizes = monitor.sizes();
+        int k = substreamsPerWindow();
+        return k * sizes.mean() + 2 * Math.sqrt(k) * sizes.standardDeviation();
+    }
+}

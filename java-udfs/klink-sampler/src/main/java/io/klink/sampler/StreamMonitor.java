@@ -1,0 +1,127 @@
+package io.klink.sampler;
+
+import io.klink.metrics.Envelope;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * Aion's statistics monitor (thesis §4.1.1, Fig. 4.1): splits a window stream into sub-streams of length f
+ * aligned with the windows, records per sub-stream the events observed, their network delay (arrival wall
+ * time − event time) and their keys, and estimates the next sub-streams from the last m closed ones (Eq. 4.1).
+ * Stragglers of a closed sub-stream still count towards it while it is in the history.
+ */
+public final class StreamMonitor {
+
+    private final long substreamMs;
+    private final long offsetMs;
+    private final int historySize;
+    private final TreeMap<Long, Substream> open = new TreeMap<>();
+    private final LinkedHashMap<Long, Substream> history = new LinkedHashMap<>();
+    private long closedUpTo = Long.MIN_VALUE;
+    private long maxDelayMs;
+
+    public StreamMonitor(long substreamMs, long offsetMs, int historySize) {
+        if (substreamMs <= 0 || historySize < 1) {
+            throw new IllegalArgumentException("sub-stream length and history must be positive");
+        }
+        this.substreamMs = substreamMs;
+        this.offsetMs = Math.floorMod(offsetMs, substreamMs);
+        this.historySize = historySize;
+    }
+
+    public long substreamMs() {
+        return substreamMs;
+    }
+
+    /** End (exclusive, event time) of the sub-stream an event time falls in. */
+    public long substreamEnd(long eventTime) {
+        return eventTime - Math.floorMod(eventTime - offsetMs, substreamMs) + substreamMs;
+    }
+
+    /** Records an arriving event in its sub-stream (open, or closed and still in the history). */
+    public void observe(Envelope event, long nowMs) {
+        long end = substreamEnd(event.timestamp);
+        long delay = Math.max(0, nowMs - event.timestamp);
+        maxDelayMs = Math.max(maxDelayMs, delay);
+        Substream substream = isClosed(end) ? history.get(end) : open(end);
+        if (substream != null) {
+            substream.observe(event.key, delay);
+        }
+    }
+
+    /** True once the sub-stream ending at {@code end} was closed: its events are stragglers. */
+    public boolean isClosed(long end) {
+        return end <= closedUpTo;
+    }
+
+    public Substream open(long end) {
+        return open.computeIfAbsent(end, Substream::new);
+    }
+
+    /** The open sub-stream with the earliest end, or null. */
+    public Long firstOpenEnd() {
+        return open.isEmpty() ? null : open.firstKey();
+    }
+
+    /** Closes every sub-stream ending at or before {@code end}, in order, into the history; returns them. */
+    public List<Substream> closeUpTo(long end) {
+        List<Substream> closed = new ArrayList<>();
+        while (!open.isEmpty() && open.firstKey() <= end) {
+            closed.add(keep(open.pollFirstEntry().getValue()));
+        }
+        closedUpTo = Math.max(closedUpTo, end);
+        return closed;
+    }
+
+    private Substream keep(Substream substream) {
+        history.put(substream.end, substream);
+        Iterator<Long> oldest = history.keySet().iterator();
+        while (history.size() > historySize) {
+            oldest.next();
+            oldest.remove();
+        }
+        return substream;
+    }
+
+    /** Sub-streams closed so far and still in the history. */
+    public int historyLength() {
+        return history.size();
+    }
+
+    public long maxDelayMs() {
+        return maxDelayMs;
+    }
+
+    /** E[D] (Eq. 4.1): the mean of the history's per-sub-stream mean delays. */
+    public double meanDelayMs() {
+        RunningStats means = new RunningStats();
+        for (Substream s : history.values()) {
+            if (s.observed() > 0) {
+                means.add(s.delays.mean());
+            }
+        }
+        return means.mean();
+    }
+
+    /** Events per sub-stream over the history: mean and standard deviation (E[N_i] of Eq. 4.2 and its spread). */
+    public RunningStats sizes() {
+        RunningStats sizes = new RunningStats();
+        history.values().forEach(s -> sizes.add(s.observed()));
+        return sizes;
+    }
+
+    /** E[G]: a sub-stream's events are spread over f ms of event time, so the mean inter-event gap is f / E[N_i]. */
+    public double meanGapMs() {
+        double size = sizes().mean();
+        return size > 0 ? substreamMs / size : Double.POSITIVE_INFINITY;
+    }
+
+    /** cv² of a count-per-key window's value: a key's share p = 1/K has σ²/μ² = (1 − p)/p = K − 1. */
+    public double keyShareRelativeVariance() {
+        int keys = history.values().stream().mapToInt(Substream::distinctKeys).max().orElse(1);
+        return Math.max(0, keys - 1);
+    }
+}

@@ -1,0 +1,30 @@
+package io.klink.sampler;
+
+import io.klink.metrics.Envelope;
+
+/**
+ * A stream progress controller with optional sampling, run in front of a query's window (one per query):
+ * it sees every data event as it is ingested, decides which reach the window (and with what weight), and
+ * emits the watermarks — the source's own watermarks are replaced. One implementation per algorithm of
+ * thesis §4.2.1: {@link AionSampler} (aion, aion-minus) and {@link SlackSampler} (kslack, aq-kslack).
+ */
+public interface StreamSampler {
+
+    /** A data event arrives at wall time {@code nowMs}. */
+    void onEvent(Envelope event, long nowMs, Output out);
+
+    /** Wall time passes (called every few ms): emits what has become due. */
+    void onTime(long nowMs, Output out);
+
+    /** Where a sampler's decisions go, in order. */
+    interface Output {
+        /** A data event for the window; {@link Envelope#weight} = the events it stands for. */
+        void event(Envelope event);
+
+        /** Every event with event time ≤ {@code watermark} has been emitted (or dropped). */
+        void watermark(long watermark);
+
+        /** A sub-stream was closed: what was observed and sampled. */
+        void substream(SubstreamReport report);
+    }
+}
