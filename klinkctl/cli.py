@@ -201,7 +201,8 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--marker-interval", type=str, help="Blocking latency marker period per source; 0 = no markers. [200ms]")
 @click.option("--cycle", type=str, help="Scheduler: cycle length r. [120ms]")
 @click.option("--history", type=str, help="Scheduler (klink, LR): epochs of delay history h. [400]")
-@click.option("--confidence", type=str, help="Scheduler (klink): confidence f of the SWM interval, 0 < f < 1. [0.95]")
+@click.option("--confidence", type=str, help="Confidence, 0 < f < 1: Klink's SWM interval f (scheduler) and the "
+              "sampler's 1 - delta. [0.95]")
 @click.option("--memory-bound", type=str, help="Scheduler (klink): memory-used fraction b that starts memory "
               "management, 0 < b <= 1. [0.8]")
 @click.option("--cores", type=str, help="Scheduler: tasks (klink: pipelines) running at once C. "
@@ -209,8 +210,16 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--strict-slack", is_flag=True, default=None, help="Scheduler (klink): select C pipelines by slack "
               "every cycle, as in the paper, even when all queued work fits in one cycle (default: such cycles "
               "pause nothing).")
+@click.option("--campaigns", type=str, help="ysb: campaigns (window keys), each with 10 ads. [100]")
 @click.option("--data", type=str, help="nyt: replay this DEBS 2015 trip CSV (17 columns; first 500 000 rows, "
               "cyclically) instead of synthetic trips. [synthetic]")
+@click.option("--sampler", type=str, help="Sampling / stream progress in front of each window (ysb): aion, "
+              "aion-minus, kslack, aq-kslack, or none (the job's bounded-out-of-orderness watermarks). [none]")
+@click.option("--error", type=str, help="Sampler: relative error target r_thr of each window's result. [0.05]")
+@click.option("--substream", type=str, help="Sampler: sub-stream length f, a divisor of --window. [600ms]")
+@click.option("--substream-history", type=str, help="Sampler: sub-streams m its estimates look back over. [50]")
+@click.option("--accuracy", is_flag=True, default=None, help="Write error.csv: each window's relative error "
+              "against exact results computed from the generated events (always on with a sampler).")
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb, nyt) on the stack and write results/<run-id>/."""
@@ -256,6 +265,12 @@ def _print_summary(summary: dict) -> None:
         if acc.get("swms"):
             click.echo(f"estimator {name}: {acc['inside_fraction']:.0%} of {acc['swms']} SWMs inside the predicted "
                        f"{acc['confidence']:.0%} interval, mean |error| {acc['mean_abs_error_ms']:.0f} ms")
+    acc = summary.get("accuracy") or {}
+    if acc.get("windows"):
+        click.echo(f"accuracy ({summary.get('sampler', 'none')}): mean error {acc['mean_error']:.2%}, p95 "
+                   f"{acc['p95_error']:.2%}, max {acc['max_error']:.2%}; {acc['within_target_fraction']:.0%} of "
+                   f"{acc['windows']} windows within {acc['error_target']:.0%}; sampling rate "
+                   f"{acc['mean_sampling_rate']:.0%}; stragglers dropped by the sampler: {acc['sampler_dropped_late']}")
     for flag in summary["flags"]:
         click.echo(f"FLAG: {flag}")
     click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))

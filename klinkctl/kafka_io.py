@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from confluent_kafka import TIMESTAMP_LOG_APPEND_TIME, Consumer, KafkaError, KafkaException, Producer, TopicPartition
@@ -90,6 +90,26 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
     finally:
         consumer.close()
     return records
+
+
+def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[bytes]:
+    """Every record value of a topic (partition 0), first to last as of the call."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-reader-{time.time_ns()}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 10, "logger": QUIET_CLIENT_LOGGER})
+    try:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+        consumer.assign([TopicPartition(topic, 0, low)])
+        position = low
+        while position < high:
+            messages = consumer.consume(min(batch, high - position), timeout=10)
+            if not messages:
+                raise KlinkError(f"reading {topic}: nothing after offset {position} of {high} within 10 s")
+            for message in messages:
+                if not message.error():
+                    position = message.offset() + 1
+                    yield message.value()
+    finally:
+        consumer.close()
 
 
 def json_event_time(value: bytes) -> int:

@@ -21,6 +21,7 @@ import yaml
 from klinkctl.errors import KlinkError
 from klinkctl.results import stats, summary as run_summary
 from klinkctl.results.runs import SUMMARY_FILE, RunData, read_summary, load_run
+from klinkctl.results.tables import read_table
 
 INDEX_FILE = "index.csv"
 SWEEP_FILE = "sweep.yaml"
@@ -365,19 +366,12 @@ def resources(runset: RunSet) -> pd.DataFrame:
 
 
 def _resource_frame(run: Run) -> pd.DataFrame:
-    frame = _read_csv(run.run_dir / "resources.csv")
+    frame = read_table(run.run_dir / "resources.csv")
     if frame.empty:
         return frame
     second = (frame["time"] - frame["time"].min()) // 1000
     return pd.DataFrame({"run": run.run_id, "component": frame["component"], "second": second,
                          "cpu_percent": frame["cpu_percent"], "rss_mb": frame["rss_bytes"] / MB})
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path)
-    except (FileNotFoundError, pd.errors.EmptyDataError):
-        return pd.DataFrame()
 
 
 def estimator_accuracy(runset: RunSet) -> pd.DataFrame:
@@ -399,7 +393,7 @@ def estimator_accuracy(runset: RunSet) -> pd.DataFrame:
 def _estimator_summary(run: Run) -> dict[str, dict[str, Any]]:
     """summary.json → estimator, or (older summaries) the same numbers from estimator.csv."""
     return run.summary.get("estimator") or run_summary.estimator_accuracy(
-        _read_csv(run.run_dir / "estimator.csv"), run.summary.get("warmup_until_ms"))
+        read_table(run.run_dir / "estimator.csv"), run.summary.get("warmup_until_ms"))
 
 
 def scheduler_overhead(runset: RunSet) -> pd.DataFrame:
@@ -420,5 +414,5 @@ def scheduler_overhead(runset: RunSet) -> pd.DataFrame:
 
 def _scheduler_summary(run: Run) -> dict[str, Any]:
     """summary.json → scheduler, or (older summaries) the same numbers from scheduler.csv."""
-    return run.summary.get("scheduler") or run_summary.scheduler_overhead(_read_csv(run.run_dir / "scheduler.csv"))
+    return run.summary.get("scheduler") or run_summary.scheduler_overhead(read_table(run.run_dir / "scheduler.csv"))
 

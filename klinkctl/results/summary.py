@@ -8,24 +8,19 @@ from pathlib import Path
 import pandas as pd
 
 from klinkctl.delay import fit_report, parse_delay
+from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.stats import latency_summary
+from klinkctl.results.tables import measured_rows, read_table
 
 GENERATOR_BEHIND_LIMIT = 0.01  # DESIGN.md §4: more than 1 % of events behind schedule -> flagged
 
 
-def _read(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path)
-    except (FileNotFoundError, pd.errors.EmptyDataError):
-        return pd.DataFrame()
-
-
-def _measured(frame: pd.DataFrame, column: str) -> list[float]:
+def _measured(frame: pd.DataFrame, column: str, generation_end_ms: int | None = None) -> list[float]:
+    """The column after the warm-up; with generation_end_ms, windows ending after it (partial: the generator
+    stopped inside them) are left out too."""
     if frame.empty or column not in frame:
         return []
-    if "warmup" in frame:
-        frame = frame[~frame["warmup"].astype(str).str.lower().eq("true")]
-    return frame[column].dropna().tolist()
+    return measured_rows(frame, generation_end_ms)[column].dropna().tolist()
 
 
 def flink_source_rate(throughput: pd.DataFrame, measured: tuple[int, int]) -> float | None:
@@ -76,7 +71,7 @@ def delay_fit(run_dir: Path, spec: str | None) -> dict:
     model = parse_delay(spec)
     fits = {}
     for where, file in DELAY_OBSERVATIONS.items():
-        table = _read(run_dir / file)
+        table = read_table(run_dir / file)
         if not table.empty:
             fits[where] = fit_report(model, table["delay_ms"].to_numpy(), table["events"].to_numpy())
     if not fits:
@@ -102,12 +97,12 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
 def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason: str,
                   measured: tuple[int, int] | None, generator_summary: dict) -> dict:
     """measured = (end of warm-up, end of generation) in epoch ms, None if the run never started."""
-    latency = _read(run_dir / "latency.csv")
-    markers = _read(run_dir / "markers.csv")
-    watermarks = _read(run_dir / "watermarks.csv")
-    throughput = _read(run_dir / "throughput.csv")
+    latency = read_table(run_dir / "latency.csv")
+    markers = read_table(run_dir / "markers.csv")
+    watermarks = read_table(run_dir / "watermarks.csv")
+    throughput = read_table(run_dir / "throughput.csv")
     behind = generator_summary.get("behind_fraction")
-    swm_latencies = _measured(latency, "swm_latency_ms")
+    swm_latencies = _measured(latency, "swm_latency_ms", measured[1] if measured else None)
     expected, fired = windows_expected(config, measured), len(swm_latencies)
     flags = []
     if expected and fired < expected:
@@ -122,6 +117,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "run": run_id,
         "workload": config.get("workload"),
         "policy": config.get("policy"),
+        "sampler": config.get("sampler", "none"),
         "warmup_until_ms": measured[0] if measured else None,
         "swm_latency_ms": latency_summary(swm_latencies),
         "marker_latency_ms": latency_summary(_measured(markers, "latency_ms")),
@@ -138,8 +134,10 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
                       ("events_sent", "events_scheduled", "behind_events", "behind_fraction", "fell_behind",
                        "status")},
         "delay": delay_fit(run_dir, config.get("delay")),
-        "scheduler": scheduler_overhead(_read(run_dir / "scheduler.csv")),
-        "estimator": estimator_accuracy(_read(run_dir / "estimator.csv"), measured[0] if measured else None),
+        "scheduler": scheduler_overhead(read_table(run_dir / "scheduler.csv")),
+        "estimator": estimator_accuracy(read_table(run_dir / "estimator.csv"), measured[0] if measured else None),
+        "accuracy": accuracy_summary(read_table(run_dir / "error.csv"), read_table(run_dir / "sampling.csv"),
+                                     float(config.get("error") or 0.05), measured[1] if measured else None),
         "flags": flags,
     }
 

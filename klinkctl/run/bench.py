@@ -24,6 +24,7 @@ from klinkctl.run import scheduler_control
 from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
+from klinkctl.results import accuracy
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import BenchConfig
@@ -129,7 +130,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             start_at_ms = int(time.time() * 1000) + START_LEAD_MS
             warmup_until_ms = start_at_ms + config.warmup_ms
             collector = MetricsCollector(spec.bootstrap_servers, plan.metrics_topic, run_dir, run_id,
-                                         config.policy, warmup_until_ms)
+                                         config.policy, warmup_until_ms, results=config.measures_accuracy,
+                                         sampling=config.sampler != "none")
             collector.start()
             sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
@@ -145,7 +147,9 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         status, reason = "failed", str(error)
     finally:
         progress("stopping generator, job and collectors")
-        _teardown(spec, plan, workload, run_dir, job_id, gen, collector, sampler)
+        _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
+    if config.measures_accuracy:
+        accuracy.write_error_table(run_dir, config.sampler, config.error)
     if status == "completed" and not scheduler_ran(config, run_dir):
         status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                     "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
@@ -190,8 +194,8 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
         time.sleep(0.5)
 
 
-def _teardown(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path, job_id: str | None,
-              gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
+def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
+              job_id: str | None, gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
               sampler: ResourceSampler | None) -> None:
     # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
     scheduler_control.deactivate(spec)
@@ -209,6 +213,8 @@ def _teardown(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, 
     try:
         if gen is not None:
             write_ingestion_delays(spec, plan, workload, run_dir)
+            if config.measures_accuracy:
+                write_exact_results(spec, config, plan, workload, run_dir)
         kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)
     except KlinkError:
         pass
@@ -220,3 +226,15 @@ def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloa
     if delays.size:
         values, counts = np.unique(delays.astype(int), return_counts=True)
         pd.DataFrame({"delay_ms": values, "events": counts}).to_csv(run_dir / "ingestion-delays.csv", index=False)
+
+
+def write_exact_results(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload,
+                        run_dir: Path) -> None:
+    """exact.csv: query, window_end, key, exact — every window's result over every event the generator wrote
+    (the input topics), computed without Flink."""
+    assert workload.exact_results is not None  # BenchConfig.validate: accuracy only for ACCURACY_WORKLOADS
+    frames = []
+    for query in plan.queries:
+        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic)
+        frames.append(workload.exact_results(values, config, run_dir, query.window_offset_ms).assign(query=query.id))
+    pd.concat(frames)[["query", "window_end", "key", "exact"]].to_csv(run_dir / "exact.csv", index=False)

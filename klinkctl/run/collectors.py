@@ -2,7 +2,8 @@
 every row collected so far.
 
 - MetricsCollector: the metric rows the pipelines' output operators publish to the run's metrics topic
-  (firing -> latency.csv, marker -> markers.csv, watermark -> watermarks.csv).
+  (firing -> latency.csv, marker -> markers.csv, watermark -> watermarks.csv; with a sampler or --accuracy also
+  result -> results.csv, substream -> sampling.csv).
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
   CPU/RSS of every stack process and the generator from /proc via psutil (resources.csv).
 """
@@ -30,6 +31,9 @@ MARKER_COLUMNS = ["run", "policy", "query", "created_at", "output_at", "latency_
 WATERMARK_COLUMNS = ["run", "policy", "query", "watermark", "emitted_at", "output_at", "propagation_ms"]
 THROUGHPUT_COLUMNS = ["run", "policy", "time", "job_vertex", "query", "records_in_per_s", "records_out_per_s"]
 RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", "rss_bytes"]
+RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value"]
+SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
+                    "dropped_late"]
 
 
 def query_of(vertex_name: str) -> str:
@@ -61,7 +65,7 @@ class CsvTable:
 
 class MetricsCollector(threading.Thread):
     def __init__(self, bootstrap: str, topic: str, run_dir: Path, run_id: str, policy: str,
-                 warmup_until_ms: int) -> None:
+                 warmup_until_ms: int, results: bool = False, sampling: bool = False) -> None:
         super().__init__(name="metrics-collector", daemon=True)
         self.labels = {"run": run_id, "policy": policy}
         self.warmup_until_ms = warmup_until_ms
@@ -70,6 +74,10 @@ class MetricsCollector(threading.Thread):
             "marker": CsvTable(run_dir / "markers.csv", MARKER_COLUMNS),
             "watermark": CsvTable(run_dir / "watermarks.csv", WATERMARK_COLUMNS),
         }
+        if results:  # every key's window result, for error.csv
+            self.tables["result"] = CsvTable(run_dir / "results.csv", RESULT_COLUMNS)
+        if sampling:  # the sampler's sub-streams
+            self.tables["substream"] = CsvTable(run_dir / "sampling.csv", SAMPLING_COLUMNS)
         self.last_swm_latency_ms: float | None = None
         self._stopping = threading.Event()
         self._consumer = Consumer({

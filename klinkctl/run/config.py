@@ -19,6 +19,11 @@ WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slid
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
 POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+#: Samplers in front of each query's window (java-udfs: io.klink.sampler.Samplers.NAMES); `none` = the job's
+#: bounded-out-of-orderness watermarks, every event counted.
+SAMPLERS = ("none", "aion", "aion-minus", "kslack", "aq-kslack")
+#: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
+ACCURACY_WORKLOADS = ("ysb",)
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,12 @@ class BenchConfig:
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
+    # sampling (klink-sampler, thesis Ch. 4); `confidence` above is also the sampler's 1 − δ
+    sampler: str = "none"
+    error: float = 0.05  # r_thr: the relative error target of a window's result
+    substream_ms: int = 600  # f: sub-stream length, a divisor of the window
+    substream_history: int = 50  # m: sub-streams the sampler's estimates look back over
+    accuracy: bool = False  # error.csv against exact results (always on with a sampler)
 
     def validate(self) -> BenchConfig:
         if self.workload not in WORKLOADS:
@@ -74,7 +85,33 @@ class BenchConfig:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
+        self._validate_sampler()
         return self
+
+    @property
+    def measures_accuracy(self) -> bool:
+        return self.accuracy or self.sampler != "none"
+
+    def _validate_sampler(self) -> None:
+        if self.sampler not in SAMPLERS:
+            raise KlinkError(f"unknown sampler {self.sampler!r}; valid: {', '.join(SAMPLERS)}")
+        if self.measures_accuracy and self.workload not in ACCURACY_WORKLOADS:
+            raise KlinkError(f"--sampler/--accuracy need exact window results, which the harness computes for "
+                             f"{', '.join(ACCURACY_WORKLOADS)} only, not {self.workload}")
+        if not 0 < self.error < 1:
+            raise KlinkError(f"--error must be between 0 and 1 (exclusive), e.g. 0.05, got {self.error}")
+        if self.substream_history < 1:
+            raise KlinkError(f"--substream-history must be at least 1, got {self.substream_history}")
+        if self.sampler != "none" and (self.substream_ms <= 0 or self.window_ms % self.substream_ms):
+            raise KlinkError(f"--substream ({self.substream_ms} ms) must be positive and divide --window "
+                             f"({self.window_ms} ms), e.g. --window 3s --substream 600ms")
+
+    def sampler_settings(self) -> dict | None:
+        """The job config's sampler (io.klink.workloads.common.QueryPipelines.Sampler), None without one."""
+        if self.sampler == "none":
+            return None
+        return {"kind": self.sampler, "substreamMs": self.substream_ms, "error": self.error,
+                "confidence": self.confidence, "history": self.substream_history, "seed": self.seed}
 
     def _validate_slide(self) -> None:
         sliding = "slide_ms" in WORKLOAD_DEFAULTS.get(self.workload, {})
@@ -149,12 +186,12 @@ def check_debs_csv(path: Path, workload: str) -> None:
 
 _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",
-                    "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle"}
+                    "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle", "substream_ms": "substream"}
 
 
-_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores"}
-_FLOAT_FIELDS = {"confidence", "memory_bound"}
-_BOOL_FIELDS = {"strict_slack"}
+_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history"}
+_FLOAT_FIELDS = {"confidence", "memory_bound", "error"}
+_BOOL_FIELDS = {"strict_slack", "accuracy"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
 

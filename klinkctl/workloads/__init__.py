@@ -1,7 +1,9 @@
-"""Workloads `klinkctl bench` runs, by name: each a module with JAVA_BUILDER, write_job_config, generator_args, event_time."""
+"""Workloads `klinkctl bench` runs, by name: each a module with JAVA_BUILDER, write_job_config, generator_args,
+event_time and exact_results."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, cast
@@ -9,6 +11,8 @@ from typing import TYPE_CHECKING, Protocol, cast
 from klinkctl.errors import KlinkError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from klinkctl.run.config import BenchConfig
     from klinkctl.workloads.common import Plan
 
@@ -21,6 +25,10 @@ class Workload(Protocol):
     def generator_args(self, config: BenchConfig) -> list[str]: ...
 
     def event_time(self, value: bytes) -> int: ...
+
+    #: (every generated event's value, config, run dir, window offset) -> exact window results (window_end,
+    #: key, exact), computed without Flink; None where the workload has none (no --sampler/--accuracy).
+    exact_results: Callable[[Iterable[bytes], BenchConfig, Path, int], pd.DataFrame] | None
 
 
 def get(name: str) -> Workload:

@@ -59,6 +59,8 @@ def job_config(plan_: Plan, config: BenchConfig, bootstrap: str, builder: str, *
         "outOfOrdernessMs": config.watermark_bound_ms,
         "markerIntervalMs": config.marker_interval_ms,
         "watermarkIntervalMs": config.watermark_interval_ms,
+        "sampler": config.sampler_settings(),
+        "recordResults": config.measures_accuracy,
         "queries": [{"id": q.id, "topic": q.topic, "windowOffsetMs": q.window_offset_ms} for q in plan_.queries],
     }
 

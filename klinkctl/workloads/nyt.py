@@ -8,6 +8,8 @@ from klinkctl.run.config import BenchConfig
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.nyt.NytJob"
+#: No exact window results yet, so no --sampler/--accuracy (run.config.ACCURACY_WORKLOADS).
+exact_results = None
 
 
 def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:

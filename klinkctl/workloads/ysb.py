@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from klinkctl import generator, kafka_io
 from klinkctl.run.config import BenchConfig
@@ -23,3 +27,21 @@ def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, ru
 def generator_args(config: BenchConfig) -> list[str]:
     return ["--workload", "ysb", "--campaigns", str(config.campaigns),
             "--ads-per-campaign", str(config.ads_per_campaign)]
+
+
+def exact_results(values: Iterable[bytes], config: BenchConfig, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
+    """Views per campaign per window from every generated event, independently of the Flink job (YSB's filter
+    and join done here in pandas): columns window_end, key, exact."""
+    campaign_of = {ad: campaign for campaign, ads in json.loads((run_dir / "campaigns.json").read_text()).items()
+                   for ad in ads}
+    times, keys = [], []
+    for value in values:
+        event = json.loads(value)
+        if event["event_type"] == "view":
+            times.append(event["event_time"])
+            keys.append(campaign_of[event["ad_id"]])
+    event_times = np.array(times, dtype=np.int64)
+    size = config.window_ms
+    window_ends = event_times - np.mod(event_times - window_offset_ms, size) + size
+    views = pd.DataFrame({"window_end": window_ends, "key": keys})
+    return views.groupby(["window_end", "key"]).size().rename("exact").reset_index()

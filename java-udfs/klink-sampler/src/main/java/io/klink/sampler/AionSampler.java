@@ -74,7 +74,7 @@ public final class AionSampler implements StreamSampler {
         if (monitor.historyLength() < config.substreamsPerWindow()) {
             return Sample.unplanned();
         }
-        double expectedSize = monitor.sizes().mean();
+        double expectedSize = config.substreamSize(monitor);
         int k = config.substreamsPerWindow();
         double windowSample = SampleSizes.windowSampleSize(z, config.error(), monitor.keyShareRelativeVariance(),
                 config.windowSize(monitor));

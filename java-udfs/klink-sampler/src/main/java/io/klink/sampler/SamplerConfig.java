@@ -28,13 +28,17 @@ public record SamplerConfig(String kind, long substreamMs, long windowMs, long w
         return new StreamMonitor(substreamMs, windowOffsetMs, history);
     }
 
+    /** Eq. 4.2: E[N_i] = f / E[G] from the monitor's history. */
+    double substreamSize(StreamMonitor monitor) {
+        return SampleSizes.substreamSize(substreamMs, monitor.meanGapMs());
+    }
+
     /**
      * Eq. 4.2 summed over the window's k sub-streams and overestimated by two standard deviations (§4.1.2):
      * N^w = k·E[N_i] + 2·√k·σ(N_i), from the monitor's history.
      */
     double windowSize(StreamMonitor monitor) {
-        RunningStats sizes = monitor.sizes();
         int k = substreamsPerWindow();
-        return k * sizes.mean() + 2 * Math.sqrt(k) * sizes.standardDeviation();
+        return k * substreamSize(monitor) + 2 * Math.sqrt(k) * monitor.sizeDeviation();
     }
 }

@@ -48,7 +48,7 @@ public final class StreamMonitor {
         maxDelayMs = Math.max(maxDelayMs, delay);
         Substream substream = isClosed(end) ? history.get(end) : open(end);
         if (substream != null) {
-            substream.observe(event.key, delay);
+            substream.observe(event.key, event.timestamp, delay);
         }
     }
 
@@ -106,17 +106,29 @@ public final class StreamMonitor {
         return means.mean();
     }
 
-    /** Events per sub-stream over the history: mean and standard deviation (E[N_i] of Eq. 4.2 and its spread). */
-    public RunningStats sizes() {
-        RunningStats sizes = new RunningStats();
-        history.values().forEach(s -> sizes.add(s.observed()));
-        return sizes;
+    /** E[G] (Eq. 4.1 for the inter-event generation gaps): the mean of the history's per-sub-stream mean gaps. */
+    public double meanGapMs() {
+        RunningStats gaps = new RunningStats();
+        for (Substream s : history.values()) {
+            if (!Double.isNaN(s.meanGapMs())) {
+                gaps.add(s.meanGapMs());
+            }
+        }
+        return gaps.count() == 0 || gaps.mean() <= 0 ? Double.POSITIVE_INFINITY : gaps.mean();
     }
 
-    /** E[G]: a sub-stream's events are spread over f ms of event time, so the mean inter-event gap is f / E[N_i]. */
-    public double meanGapMs() {
-        double size = sizes().mean();
-        return size > 0 ? substreamMs / size : Double.POSITIVE_INFINITY;
+    /**
+     * The spread of a sub-stream's size: the standard deviation of f / g over the history's sub-streams (a
+     * partial sub-stream, e.g. the first one, still has the stream's gaps).
+     */
+    public double sizeDeviation() {
+        RunningStats sizes = new RunningStats();
+        for (Substream s : history.values()) {
+            if (s.meanGapMs() > 0) {
+                sizes.add(substreamMs / s.meanGapMs());
+            }
+        }
+        return sizes.standardDeviation();
     }
 
     /** cv² of a count-per-key window's value: a key's share p = 1/K has σ²/μ² = (1 − p)/p = K − 1. */
