@@ -6,6 +6,7 @@ so that the CLI starts fast.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -98,7 +99,30 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console) -> None:
         numbers = ", ".join(str(row.index) for row in outcome.failed)
         raise KlinkError(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
                          f"{target.directory / 'index.csv'}); rerun them with klinkctl sweep --resume {target.directory}")
+    _print_cells(target, console)
     click.echo(f"all {len(target.runs)} runs completed; figures: klinkctl report {target.directory}")
+
+
+def _print_cells(target: Sweep, console: Console) -> None:
+    """Medians per grid cell and ratios to the baseline (klinkctl.results.sweep_table)."""
+    from klinkctl.results import report, sweep_table
+
+    cells = sweep_table.cell_table(report.load_runset(target.directory), sweep_table.baseline(target.spec.grid))
+    table = Table(*cells.columns, title=f"medians over repetitions ({target.directory.name})")
+    for row in cells.itertuples(index=False):
+        table.add_row(*(_cell(value, column) for value, column in zip(row, cells.columns)))
+    console.print(table)
+    cells.to_csv(target.directory / "cells.csv", index=False)
+
+
+def _cell(value: object, column: str) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        if column.endswith(("error", "rate", "target")) and "records" not in column:
+            return f"{value:.1%}"
+        return f"{value:.2f}" if column.endswith("ratio") else f"{value:.0f}"
+    return str(value)
 
 
 class SweepProgress:
