@@ -31,6 +31,7 @@ def error_table(latency: pd.DataFrame, results: pd.DataFrame, exact: pd.DataFram
     fired = latency[["run", "policy", *WINDOW, "events", "warmup"]].drop_duplicates(WINDOW)
     emitted = (results.groupby([*WINDOW, "key"], as_index=False)["value"].sum() if not results.empty
                else pd.DataFrame(columns=[*WINDOW, "key", "value"]))
+    emitted, exact = emitted.astype({"value": float}), exact.astype({"exact": float})
     keys = emitted.merge(exact, on=[*WINDOW, "key"], how="outer").fillna({"value": 0, "exact": 0})
     keys = keys.merge(fired[WINDOW], on=WINDOW)
     keys["abs_error"] = (keys["value"] - keys["exact"]).abs()
