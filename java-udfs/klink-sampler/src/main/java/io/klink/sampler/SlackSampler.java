@@ -48,9 +48,13 @@ public final class SlackSampler implements StreamSampler {
         recentDelays[(int) (delaysSeen++ % RECENT_DELAYS)] = Math.max(0, nowMs - event.timestamp);
         maxEventTime = Math.max(maxEventTime, event.timestamp);
         long end = monitor.substreamEnd(event.timestamp);
-        double rate = rateBySubstream.computeIfAbsent(end, e -> plannedRate());
+        boolean straggler = monitor.isClosed(end);  // its window may still be open: sampled at its sub-stream's rate
+        double rate = straggler ? rateBySubstream.getOrDefault(end, 1.0) : rateBySubstream.computeIfAbsent(end,
+                e -> plannedRate());
         if (rate >= 1.0 || random.nextDouble() < rate) {
-            sampledBySubstream.computeIfAbsent(end, e -> new long[1])[0]++;
+            if (!straggler) {
+                sampledBySubstream.computeIfAbsent(end, e -> new long[1])[0]++;
+            }
             event.weight = 1.0 / rate;
             out.event(event);
         }
@@ -82,10 +86,10 @@ public final class SlackSampler implements StreamSampler {
         List<Substream> closedSubstreams = monitor.closeUpTo(complete);
         for (Substream closed : closedSubstreams) {
             long[] sampled = sampledBySubstream.remove(closed.end);
-            Double rate = rateBySubstream.remove(closed.end);
             out.substream(new SubstreamReport(closed.end, nowMs, closed.observed(), sampled == null ? 0 : sampled[0],
-                    rate == null ? 1.0 : rate, 0, 0));
+                    rateBySubstream.getOrDefault(closed.end, 1.0), 0, 0));
         }
+        rateBySubstream.headMap(complete - 2 * config.windowMs()).clear();  // kept for stragglers of open windows
         if (qualityDriven && !closedSubstreams.isEmpty()) {
             slackMs = delayQuantile(1 - config.error() / 2);
         }
