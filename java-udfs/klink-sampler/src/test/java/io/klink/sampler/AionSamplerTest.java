@@ -63,6 +63,43 @@ class AionSamplerTest {
         }
     }
 
+    /** Every event its own key: Eq. 4.4 asks for (nearly) all of a sub-stream, θ = 1, so the rule is exact. */
+    private static ScriptedStream everyEventNeeded(java.util.function.LongUnaryOperator delay) {
+        ScriptedStream stream = new ScriptedStream();
+        stream.run(Samplers.create(config("aion")), 2000, 1, 2000, delay, 2100);
+        return stream;
+    }
+
+    private static SubstreamReport substreamEnding(ScriptedStream stream, long end) {
+        return stream.substreams.stream().filter(r -> r.end() == end).findFirst().orElseThrow();
+    }
+
+    @Test
+    void watermarkComesWithTheEventThatCompletesTheSampleAfterTheDeadline() {
+        // Event 0 is 100 ms late (the slack k = 100 ms); event 1250 arrives 70 ms late, at 1320; the rest 10 ms.
+        ScriptedStream stream = everyEventNeeded(i -> i == 0 ? 100 : i == 1250 ? 70 : 10);
+        SubstreamReport r = substreamEnding(stream, 1300);
+        assertEquals(99.68, r.target(), 0.01);  // n^w = 3.8415·99 / (0.0025 + 3.8415·99/500) = 498.4, / 5
+        assertEquals(1.0, r.rate());
+        assertEquals(100, r.sampled());
+        assertEquals(1320, r.closedAt());  // not at 1319 with 99 events, not at the slack's end (1400)
+        assertTrue(stream.watermarks.contains(new ScriptedStream.Mark(1299, 1320)));
+    }
+
+    @Test
+    void aCompleteSampleStillWaitsForTheDeadline() {
+        // No delay but event 0's (the slack k = 100 ms): every event of a sub-stream is in by end - 1.
+        ScriptedStream stream = new ScriptedStream();
+        stream.run(Samplers.create(config("aion")), 3000, 1, 2, i -> i == 0 ? 100 : 0, 3100);
+        List<SubstreamReport> planned = stream.substreams.stream().filter(r -> r.target() > 0).toList();
+        long completeEarly = planned.stream().filter(r -> r.sampled() >= r.target()).count();
+        assertTrue(completeEarly >= 3, "samples complete before their deadline: " + completeEarly);
+        for (SubstreamReport r : planned) {
+            // complete: at the deadline, not before; short of its target: no straggler will come, so the slack
+            assertEquals(r.sampled() >= r.target() ? r.end() : r.end() + 100, r.closedAt(), r.toString());
+        }
+    }
+
     @Test
     void dropsAndCountsTheStragglersOfProcessedSubstreams() {
         ScriptedStream stream = run("aion", 2, 10, 3100);
