@@ -184,8 +184,8 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--rate", type=str, help="Events per second per query. [1000]")
 @click.option("--duration", type=str, help="Event generation time, e.g. 60s, 2m. [60s]")
 @click.option("--warmup", type=str, help="Leading time left out of the summary (rows kept). [10s]")
-@click.option("--window", type=str, help="Window size (YSB: tumbling, 10s, the paper's variant 3s; NYT: sliding, 2s). "
-              "[10s; nyt 2s]")
+@click.option("--window", type=str, help="Window size (YSB: tumbling, 10s, the paper's variant 3s; NYT: sliding, 2s; "
+              "kmeans: tumbling, 3s). [10s; nyt 2s; kmeans 3s]")
 @click.option("--slide", type=str, help="Slide of sliding windows (nyt). [nyt 1s]")
 @click.option("--delay", type=str, help="Network delay of each event (sent at event_time + delay): const:300ms, "
               "uniform:0-2s, normal:300ms:50ms, exp:240ms, gamma:60:4ms, lognormal:200ms:0.5, pareto:100ms:2.5, "
@@ -210,6 +210,8 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--strict-slack", is_flag=True, default=None, help="Scheduler (klink): select C pipelines by slack "
               "every cycle, as in the paper, even when all queued work fits in one cycle (default: such cycles "
               "pause nothing).")
+@click.option("--k", type=str, help="kmeans: clusters each window's k-means finds. [5]")
+@click.option("--kmeans-iterations", type=str, help="kmeans: Lloyd iterations per window at most. [20]")
 @click.option("--campaigns", type=str, help="ysb: campaigns (window keys), each with 10 ads. [100]")
 @click.option("--data", type=str, help="nyt: replay this DEBS 2015 trip CSV (17 columns; first 500 000 rows, "
               "cyclically) instead of synthetic trips. [synthetic]")
@@ -222,7 +224,7 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "against exact results computed from the generated events (always on with a sampler).")
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
-    """Run a benchmark WORKLOAD (ysb, nyt) on the stack and write results/<run-id>/."""
+    """Run a benchmark WORKLOAD (ysb, nyt, kmeans) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench
     from klinkctl.run.config import resolve
 

@@ -13,9 +13,11 @@ from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event,
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-WORKLOADS = ("ysb", "nyt")
-#: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s).
-WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000}}
+WORKLOADS = ("ysb", "nyt", "kmeans")
+#: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
+#: kMeans: 3 s tumbling windows, the thesis' window size).
+WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000},
+                                                "kmeans": {"window_ms": 3000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
 POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
@@ -53,6 +55,8 @@ class BenchConfig:
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
+    k: int = 5  # kmeans: clusters per window
+    kmeans_iterations: int = 20  # kmeans: at most this many Lloyd iterations per window
     # sampling (klink-sampler, thesis Ch. 4); `confidence` above is also the sampler's 1 − δ
     sampler: str = "none"
     error: float = 0.05  # r_thr: the relative error target of a window's result
@@ -66,7 +70,7 @@ class BenchConfig:
         if self.policy not in POLICIES:
             raise KlinkError(f"unknown policy {self.policy!r}; valid: {', '.join(POLICIES)}")
         for name in ("queries", "rate", "duration_ms", "window_ms", "watermark_interval_ms", "campaigns",
-                     "ads_per_campaign"):
+                     "ads_per_campaign", "k", "kmeans_iterations"):
             if getattr(self, name) <= 0:
                 raise KlinkError(f"{_option(name)} must be greater than 0, got {getattr(self, name)}")
         self._validate_slide()
@@ -189,7 +193,8 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
                     "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle", "substream_ms": "substream"}
 
 
-_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history"}
+_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history",
+               "k", "kmeans_iterations"}
 _FLOAT_FIELDS = {"confidence", "memory_bound", "error"}
 _BOOL_FIELDS = {"strict_slack", "accuracy"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}

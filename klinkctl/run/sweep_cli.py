@@ -107,7 +107,12 @@ def _print_cells(target: Sweep, console: Console) -> None:
     """Medians per grid cell and ratios to the baseline (klinkctl.results.sweep_table)."""
     from klinkctl.results import report, sweep_table
 
-    cells = sweep_table.cell_table(report.load_runset(target.directory), sweep_table.baseline(target.spec.grid))
+    try:
+        runset = report.load_runset(target.directory)
+    except KlinkError as error:
+        click.echo(f"no table of the runs: {error}", err=True)
+        return
+    cells = sweep_table.cell_table(runset, sweep_table.baseline(target.spec.grid))
     table = Table(*cells.columns, title=f"medians over repetitions ({target.directory.name})")
     for row in cells.itertuples(index=False):
         table.add_row(*(_cell(value, column) for value, column in zip(row, cells.columns)))

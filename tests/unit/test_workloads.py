@@ -10,7 +10,7 @@ import pytest
 from klinkctl import workloads
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import WORKLOADS, resolve
-from klinkctl.workloads import common, nyt
+from klinkctl.workloads import common, kmeans, nyt
 
 
 def test_every_configurable_workload_is_registered() -> None:
@@ -55,6 +55,23 @@ def test_nyt_job_config_names_its_builder_and_slide(tmp_path: Path) -> None:
     assert (job["windowMs"], job["slideMs"], job["metricsTopic"]) == (2000, 1000, "r1-metrics")
     assert [q["topic"] for q in job["queries"]] == ["r1-q00", "r1-q01"]
     assert nyt.generator_args(config) == ["--workload", "nyt"]
+
+
+def test_kmeans_defaults_to_three_second_windows_and_five_clusters(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "kmeans", "k": "3", "kmeans_iterations": "7"})
+    assert (config.window_ms, config.slide_ms) == (3000, 0)
+    job = json.loads(kmeans.write_job_config(common.plan(config, "r1"), config, "localhost:1", tmp_path).read_text())
+    assert (job["builder"], job["k"], job["iterations"], job["windowMs"]) == ("io.klink.workloads.kmeans.KmeansJob",
+                                                                             3, 7, 3000)
+    assert kmeans.generator_args(config) == ["--workload", "kmeans"]
+    assert workloads.get("kmeans").event_time(b"12.5,-3.25,1700000000123") == 1700000000123
+    assert resolve(None, {"workload": "kmeans"}).k == 5
+
+
+@pytest.mark.parametrize("option", ["k", "kmeans_iterations"])
+def test_kmeans_needs_at_least_one_cluster_and_iteration(option: str) -> None:
+    with pytest.raises(KlinkError, match=f"--{option.replace('_', '-')} must be greater than 0, got 0"):
+        resolve(None, {"workload": "kmeans", option: "0"})
 
 
 def test_event_times_are_read_from_each_workloads_records() -> None:

@@ -28,7 +28,8 @@ public final class GeneratorArgs {
             "  --gaps SPEC               inter-event generation gaps per topic, mean 1/rate: const (the exact schedule,",
             "                            default) or gamma:<k> (Gamma(k, 1/(k*rate)) gaps, bursty; gamma:2 at --rate 1000",
             "                            is the thesis' Gamma(2, 0.5 ms))",
-            "  --workload ysb|nyt        event schema (default ysb; nyt = DEBS 2015 taxi trips, CSV)",
+            "  --workload ysb|nyt|kmeans event schema (default ysb; nyt = DEBS 2015 taxi trips, CSV; kmeans = drifting",
+            "                            2-D clusters, CSV x,y,event_time)",
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --campaigns N             number of campaigns (default 100)",
             "  --ads-per-campaign N      ads per campaign (default 10)",
@@ -57,7 +58,7 @@ public final class GeneratorArgs {
             "--seed", "--delay", "--workload", "--data", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
-    static final List<String> WORKLOADS = List.of("ysb", "nyt");
+    static final List<String> WORKLOADS = List.of("ysb", "nyt", "kmeans");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -283,6 +284,7 @@ public final class GeneratorArgs {
         }
         return switch (workload) {
             case "nyt" -> data == null ? new NytEventCodec() : new NytReplayCodec(data);
+            case "kmeans" -> new KmeansEventCodec();
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };
     }

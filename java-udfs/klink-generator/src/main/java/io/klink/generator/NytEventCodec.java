@@ -85,7 +85,8 @@ public final class NytEventCodec implements EventCodec {
                 lat + meters * Math.sin(angle) / METERS_PER_DEG_LAT};
     }
 
-    private static double gaussian(SplittableRandom r) {
+    /** A standard normal draw (Box–Muller). */
+    static double gaussian(SplittableRandom r) {
         double u = 1 - r.nextDouble(); // (0, 1]
         return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r.nextDouble());
     }
