@@ -30,6 +30,11 @@ public final class TumblingCountWindows extends MarkerHoldingWindows {
     }
 
     public long windowEnd(long timestamp) {
+        return windowEnd(timestamp, sizeMs, offsetMs);
+    }
+
+    /** End of the tumbling window {@code [start, start + size)} holding {@code timestamp} (Flink's alignment). */
+    public static long windowEnd(long timestamp, long sizeMs, long offsetMs) {
         return timestamp - Math.floorMod(timestamp - offsetMs, sizeMs) + sizeMs;
     }
 

@@ -2,6 +2,7 @@ package io.klink.workloads.kmeans;
 
 import io.klink.metrics.Envelope;
 import io.klink.metrics.MarkerHoldingWindows;
+import io.klink.metrics.TumblingCountWindows;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
@@ -32,7 +33,7 @@ public final class KMeansWindows extends MarkerHoldingWindows {
     }
 
     long windowEnd(long timestamp) {
-        return timestamp - Math.floorMod(timestamp - offsetMs, sizeMs) + sizeMs;
+        return TumblingCountWindows.windowEnd(timestamp, sizeMs, offsetMs);
     }
 
     @Override
