@@ -1,6 +1,7 @@
 package io.klink.sampler;
 
 import io.klink.metrics.Envelope;
+import io.klink.metrics.TumblingCountWindows;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -38,7 +39,7 @@ public final class StreamMonitor {
 
     /** End (exclusive, event time) of the sub-stream an event time falls in. */
     public long substreamEnd(long eventTime) {
-        return eventTime - Math.floorMod(eventTime - offsetMs, substreamMs) + substreamMs;
+        return TumblingCountWindows.windowEnd(eventTime, substreamMs, offsetMs);
     }
 
     /** Records an arriving event in its sub-stream (open, or closed and still in the history). */
