@@ -9,7 +9,7 @@ import java.util.TreeMap;
  * watermark {@code w >= end - 1}, DESIGN.md §4), the late-event count of the next FIRING, and the blocking
  * markers each window holds until its output is out. Subclasses keep the window contents and fire them.
  */
-abstract class MarkerHoldingWindows implements EventWindows {
+public abstract class MarkerHoldingWindows implements EventWindows {
 
     private final TreeMap<Long, List<Envelope>> markersByEnd = new TreeMap<>();
     private long watermark = Long.MIN_VALUE;

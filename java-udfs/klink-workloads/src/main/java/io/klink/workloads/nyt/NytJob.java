@@ -3,6 +3,7 @@ package io.klink.workloads.nyt;
 import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.metrics.SlidingAggregateWindows;
+import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
 import java.io.IOException;
 import java.util.List;
@@ -39,7 +40,7 @@ public final class NytJob {
     static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config, Query query) {
         String q = query.id() + "/";
         DataStream<Envelope> cells = QueryPipelines.source(env, run, query.id(), query.topic(),
-                        new NytOperators.LineDeserializer())
+                        new CsvLineDeserializer("NYT trip"))
                 .map(new NytOperators.Parse(), QueryPipelines.ENVELOPES).name(q + "parse")
                 .filter(new NytOperators.Validate()).name(q + "validate")
                 .map(new NytOperators.Cell(), QueryPipelines.ENVELOPES).name(q + "cell")

@@ -1,12 +1,8 @@
 package io.klink.workloads.nyt;
 
 import io.klink.metrics.Envelope;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
  * The stateless chain of an NYT query: the Kafka value (a DEBS 2015 CSV line + event time) is parsed,
@@ -24,29 +20,6 @@ public final class NytOperators {
     public static final int A_FARE = 0, A_DISTANCE = 1, A_SPEED = 2, AVERAGED = 3;
 
     private NytOperators() {}
-
-    /** Keeps the line as the key and reads the event time (last column) only: the parse is its own operator. */
-    public static final class LineDeserializer implements DeserializationSchema<Envelope> {
-        @Override
-        public Envelope deserialize(byte[] message) throws IOException {
-            String line = new String(message, StandardCharsets.US_ASCII);
-            try {
-                return Envelope.data(line, Long.parseLong(line.substring(line.lastIndexOf(',') + 1).trim()), 0);
-            } catch (NumberFormatException e) {
-                throw new IOException("NYT trip lacks an event time in its last column: " + line);
-            }
-        }
-
-        @Override
-        public boolean isEndOfStream(Envelope nextElement) {
-            return false;
-        }
-
-        @Override
-        public TypeInformation<Envelope> getProducedType() {
-            return TypeInformation.of(Envelope.class);
-        }
-    }
 
     /** CSV line -> numeric fields; a malformed line keeps {@code fields == null} (dropped by {@link Validate}). */
     public static final class Parse implements MapFunction<Envelope, Envelope> {

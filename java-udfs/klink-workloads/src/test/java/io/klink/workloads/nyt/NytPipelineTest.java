@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.klink.metrics.Envelope;
 import io.klink.metrics.SlidingAggregateWindows;
+import io.klink.workloads.common.CsvLineDeserializer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -25,7 +26,7 @@ class NytPipelineTest {
     }
 
     private static Envelope run(String line) throws IOException {
-        Envelope e = new NytOperators.LineDeserializer().deserialize(line.getBytes(StandardCharsets.US_ASCII));
+        Envelope e = new CsvLineDeserializer("NYT trip").deserialize(line.getBytes(StandardCharsets.US_ASCII));
         e = new NytOperators.Parse().map(e);
         if (!new NytOperators.Validate().filter(e)) {
             return null;
