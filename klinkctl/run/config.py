@@ -13,9 +13,11 @@ from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event,
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-WORKLOADS = ("ysb", "nyt")
-#: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s).
-WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000}}
+WORKLOADS = ("ysb", "nyt", "lrb")
+#: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
+#: LRB: the paper's segment statistics over 5 s sliding by 3 s).
+WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000},
+                                                "lrb": {"window_ms": 5000, "slide_ms": 3000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
 POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
@@ -48,6 +50,8 @@ class BenchConfig:
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
+    stressed: bool = False  # lrb: the toll window (the last) is 1/3 of the statistics slide (the paper's stressed LRB)
+    accidents: float | None = None  # lrb: accidents started per minute per query (None = 2)
 
     def validate(self) -> BenchConfig:
         if self.workload not in WORKLOADS:
@@ -74,13 +78,30 @@ class BenchConfig:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
+        self._validate_lrb()
         return self
+
+    def _validate_lrb(self) -> None:
+        if self.workload != "lrb":
+            for name in ("stressed", "accidents"):
+                if getattr(self, name) not in (False, None):
+                    raise KlinkError(f"{_option(name)} applies to the lrb workload only, not {self.workload}")
+            return
+        if self.accidents is not None and not 0 <= self.accidents <= 1000:
+            raise KlinkError(f"--accidents must be between 0 and 1000 per minute, got {self.accidents}")
+        if self.stressed and self.slide_ms % 3:
+            raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "
+                             f"divisible by 3")
 
     def _validate_slide(self) -> None:
         sliding = "slide_ms" in WORKLOAD_DEFAULTS.get(self.workload, {})
         if not sliding and self.slide_ms:
             raise KlinkError(f"--slide applies to sliding-window workloads only; {self.workload} windows tumble")
-        if sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
+        if self.workload == "lrb":  # panes of gcd(window, slide): any slide up to the window
+            if not 0 < self.slide_ms <= self.window_ms:
+                raise KlinkError(f"--slide must be greater than 0 and at most --window ({self.window_ms} ms), "
+                                 f"got {self.slide_ms} ms")
+        elif sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
             raise KlinkError(f"--window ({self.window_ms} ms) must be a multiple of a positive --slide "
                              f"({self.slide_ms} ms)")
 
@@ -153,8 +174,8 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
 
 
 _INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores"}
-_FLOAT_FIELDS = {"confidence", "memory_bound"}
-_BOOL_FIELDS = {"strict_slack"}
+_FLOAT_FIELDS = {"confidence", "memory_bound", "accidents"}
+_BOOL_FIELDS = {"strict_slack", "stressed"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
 

@@ -24,9 +24,9 @@ class Workload(Protocol):
 
 
 def get(name: str) -> Workload:
-    from klinkctl.workloads import nyt, ysb  # they import run.config, which must not import this package's modules
+    from klinkctl.workloads import lrb, nyt, ysb  # they import run.config, which must not import this package's modules
 
-    modules: dict[str, ModuleType] = {"ysb": ysb, "nyt": nyt}
+    modules: dict[str, ModuleType] = {"ysb": ysb, "nyt": nyt, "lrb": lrb}
     if name not in modules:
         raise KlinkError(f"unknown workload {name!r}; valid: {', '.join(modules)}")
     return cast(Workload, modules[name])
