@@ -31,5 +31,5 @@ def test_a_short_lrb_run_measures_every_query_on_its_toll_window(running_stack, 
 
     names = set(pd.read_csv(run_dir / "throughput.csv")["job_vertex"])
     for q in ("q00", "q01"):
-        for operator in ("parse", "accidents", "crossings", "segment-stats", "stats-rows", "tolls"):
+        for operator in ("parse", "accidents", "crossings", "stats-window", "stats-rows", "toll-window"):
             assert any(f"{q}/{operator}" in n for n in names), (operator, names)

@@ -14,11 +14,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * Builds Q independent Linear Road (streaming variation) query pipelines; called from jobs/java_pipelines.py.
  * Per query:
  * <pre>
- *   Kafka source -> markers -> parse -+-> segment-stats (sliding 5 s / 3 s: cars, average speed) -> stats-rows -+
+ *   Kafka source -> markers -> parse -+-> stats-window (sliding 5 s / 3 s: cars, average speed) -> stats-rows -+
  *                                     +-> accidents (4 stopped reports, 2+ cars at one position) ---------------+
  *                                     +-> crossings (car enters a segment) ------------------------------------+
  *                                                                                                              |
- *     tolls (tumbling: joins the three, LR toll per crossing; the query's SWM latency) <- union <--------------+
+ *     toll-window (tumbling: joins the three, LR toll per crossing; the query's SWM latency) <- union <--------+
  *       -> output -> metrics sink
  * </pre>
  * The toll window is as long as the statistics slide, or a third of it in the stressed variant, aligned so
@@ -56,7 +56,7 @@ public final class LrbJob {
                 .flatMap(new LrbOperators.Parse(), QueryPipelines.ENVELOPES).name(q + "parse");
         long size = config.windowMs(), slide = config.slideMs(), offset = query.windowOffsetMs();
         DataStream<Envelope> stats = reports
-                .transform(q + "segment-stats", QueryPipelines.ENVELOPES, new InstrumentedWindowOperator(
+                .transform(q + "stats-window", QueryPipelines.ENVELOPES, new InstrumentedWindowOperator(
                         () -> new SlidingAggregateWindows(size, slide, offset, 1)))  // averages F_SPEED
                 .startNewChain()
                 .flatMap(new LrbOperators.StatsRows(), QueryPipelines.ENVELOPES).name(q + "stats-rows");
@@ -65,7 +65,7 @@ public final class LrbJob {
         DataStream<Envelope> crossings = reports
                 .flatMap(new LrbOperators.Crossings(), QueryPipelines.ENVELOPES).name(q + "crossings");
         long tollSize = config.tollWindowMs(), tollOffset = offset + size, minCars = config.tollMinCars();
-        QueryPipelines.windowToMetrics(stats.union(accidents, crossings), run, query.id(), "tolls",
+        QueryPipelines.windowToMetrics(stats.union(accidents, crossings), run, query.id(), "toll-window",
                 new InstrumentedWindowOperator(() -> new TollWindows(tollSize, tollOffset, minCars)));
     }
 }
