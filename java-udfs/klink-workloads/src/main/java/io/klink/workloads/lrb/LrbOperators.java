@@ -91,7 +91,7 @@ public final class LrbOperators {
      */
     public static final class Accidents implements FlatMapFunction<Envelope, Envelope> {
         static final int STOPPED_REPORTS = 4;
-        private transient Map<Integer, long[]> carPlaceAndRun;  // vid -> {position, reports stopped there}
+        private transient Map<Integer, long[]> carPlaceAndRun;  // stopped car -> {position, reports stopped there}
         private transient Map<Long, Set<Integer>> stoppedCars;  // position -> stopped cars
 
         @Override
@@ -105,17 +105,19 @@ public final class LrbOperators {
             }
             double[] f = e.fields;
             int vid = (int) f[F_VID];
-            long place = ((((long) f[F_XWAY] * 2 + (long) f[F_DIR]) * 8 + (long) f[F_LANE]) << 20) | (long) f[F_POS];
-            long[] prev = carPlaceAndRun.get(vid);
-            boolean stoppedHere = f[F_SPEED] == 0;
-            long run = stoppedHere && prev != null && prev[0] == place ? prev[1] + 1 : stoppedHere ? 1 : 0;
-            if (prev != null && (prev[0] != place || run < STOPPED_REPORTS)) {
-                leave(prev[0], vid, e, out);
-            }
-            if (f[F_LANE] == EXIT_LANE) {
-                carPlaceAndRun.remove(vid);
+            if (f[F_SPEED] != 0 || f[F_LANE] == EXIT_LANE) {  // only stopped cars are remembered
+                long[] was = carPlaceAndRun.remove(vid);
+                if (was != null) {
+                    leave(was[0], vid, e, out);
+                }
                 return;
             }
+            long place = ((((long) f[F_XWAY] * 2 + (long) f[F_DIR]) * 8 + (long) f[F_LANE]) << 20) | (long) f[F_POS];
+            long[] prev = carPlaceAndRun.get(vid);
+            if (prev != null && prev[0] != place) {
+                leave(prev[0], vid, e, out);
+            }
+            long run = prev != null && prev[0] == place ? prev[1] + 1 : 1;
             carPlaceAndRun.put(vid, new long[] {place, run});
             if (run >= STOPPED_REPORTS) {
                 Set<Integer> cars = stoppedCars.computeIfAbsent(place, p -> new HashSet<>());
