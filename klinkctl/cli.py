@@ -185,8 +185,9 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--duration", type=str, help="Event generation time, e.g. 60s, 2m. [60s]")
 @click.option("--warmup", type=str, help="Leading time left out of the summary (rows kept). [10s]")
 @click.option("--window", type=str, help="Window size (YSB: tumbling, 10s, the paper's variant 3s; NYT: sliding, 2s; "
-              "kmeans: tumbling, 3s). [10s; nyt 2s; kmeans 3s]")
-@click.option("--slide", type=str, help="Slide of sliding windows (nyt). [nyt 1s]")
+              "LRB: the sliding segment statistics, 5s; kmeans: tumbling, 3s). [10s; nyt 2s; lrb 5s; kmeans 3s]")
+@click.option("--slide", type=str, help="Slide of sliding windows (nyt, lrb; lrb's toll window is as long). "
+              "[nyt 1s; lrb 3s]")
 @click.option("--delay", type=str, help="Network delay of each event (sent at event_time + delay): const:300ms, "
               "uniform:0-2s, normal:300ms:50ms, exp:240ms, gamma:60:4ms, lognormal:200ms:0.5, pareto:100ms:2.5, "
               "zipf:0.99:0-2s (seeded); or a thesis preset of network + inter-event models: preset:CC (const 150ms, "
@@ -222,9 +223,12 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--substream-history", type=str, help="Sampler: sub-streams m its estimates look back over. [50]")
 @click.option("--accuracy", is_flag=True, default=None, help="Write error.csv: each window's relative error "
               "against exact results computed from the generated events (always on with a sampler).")
+@click.option("--stressed", is_flag=True, default=None, help="lrb: the toll window (the query's last) is a third of "
+              "--slide, so its deadlines come 3x as often (the paper's stressed LRB).")
+@click.option("--accidents", type=str, help="lrb: accidents started per minute per query (seeded; 0 = none). [2]")
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
-    """Run a benchmark WORKLOAD (ysb, nyt, kmeans) on the stack and write results/<run-id>/."""
+    """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench
     from klinkctl.run.config import resolve
 

@@ -13,10 +13,11 @@ from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event,
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-WORKLOADS = ("ysb", "nyt", "kmeans")
+WORKLOADS = ("ysb", "nyt", "lrb", "kmeans")
 #: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
-#: kMeans: 3 s tumbling windows, the thesis' window size).
+#: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis').
 WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000},
+                                                "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
@@ -57,6 +58,8 @@ class BenchConfig:
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
     k: int = 5  # kmeans: clusters per window
     kmeans_iterations: int = 20  # kmeans: at most this many Lloyd iterations per window
+    stressed: bool = False  # lrb: the toll window (the last) is 1/3 of the statistics slide (the paper's stressed LRB)
+    accidents: float | None = None  # lrb: accidents started per minute per query (None = 2)
     # sampling (klink-sampler, thesis Ch. 4); `confidence` above is also the sampler's 1 − δ
     sampler: str = "none"
     error: float = 0.05  # r_thr: the relative error target of a window's result
@@ -90,6 +93,7 @@ class BenchConfig:
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_sampler()
+        self._validate_lrb()
         return self
 
     @property
@@ -117,11 +121,27 @@ class BenchConfig:
         return {"kind": self.sampler, "substreamMs": self.substream_ms, "error": self.error,
                 "confidence": self.confidence, "history": self.substream_history, "seed": self.seed}
 
+    def _validate_lrb(self) -> None:
+        if self.workload != "lrb":
+            for name in ("stressed", "accidents"):
+                if getattr(self, name) not in (False, None):
+                    raise KlinkError(f"{_option(name)} applies to the lrb workload only, not {self.workload}")
+            return
+        if self.accidents is not None and not 0 <= self.accidents <= 1000:
+            raise KlinkError(f"--accidents must be between 0 and 1000 per minute, got {self.accidents}")
+        if self.stressed and self.slide_ms % 3:
+            raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "
+                             f"divisible by 3")
+
     def _validate_slide(self) -> None:
         sliding = "slide_ms" in WORKLOAD_DEFAULTS.get(self.workload, {})
         if not sliding and self.slide_ms:
             raise KlinkError(f"--slide applies to sliding-window workloads only; {self.workload} windows tumble")
-        if sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
+        if self.workload == "lrb":  # panes of gcd(window, slide): any slide up to the window
+            if not 0 < self.slide_ms <= self.window_ms:
+                raise KlinkError(f"--slide must be greater than 0 and at most --window ({self.window_ms} ms), "
+                                 f"got {self.slide_ms} ms")
+        elif sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
             raise KlinkError(f"--window ({self.window_ms} ms) must be a multiple of a positive --slide "
                              f"({self.slide_ms} ms)")
 
@@ -195,8 +215,8 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
 
 _INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history",
                "k", "kmeans_iterations"}
-_FLOAT_FIELDS = {"confidence", "memory_bound", "error"}
-_BOOL_FIELDS = {"strict_slack", "accuracy"}
+_FLOAT_FIELDS = {"confidence", "memory_bound", "error", "accidents"}
+_BOOL_FIELDS = {"strict_slack", "accuracy", "stressed"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
 

@@ -32,9 +32,9 @@ class Workload(Protocol):
 
 
 def get(name: str) -> Workload:
-    from klinkctl.workloads import kmeans, nyt, ysb  # they import run.config, which must not import this package
+    from klinkctl.workloads import kmeans, lrb, nyt, ysb  # they import run.config, which must not import this package
 
-    modules: dict[str, ModuleType] = {"ysb": ysb, "nyt": nyt, "kmeans": kmeans}
+    modules: dict[str, ModuleType] = {"ysb": ysb, "nyt": nyt, "lrb": lrb, "kmeans": kmeans}
     if name not in modules:
         raise KlinkError(f"unknown workload {name!r}; valid: {', '.join(modules)}")
     return cast(Workload, modules[name])

@@ -65,6 +65,11 @@ def job_config(plan_: Plan, config: BenchConfig, bootstrap: str, builder: str, *
     }
 
 
+def last_column_event_time(value: bytes) -> int:
+    """The event time of a CSV record: its last column (appended by klink-generator)."""
+    return int(value[value.rindex(b",") + 1:])
+
+
 def write_job_config(run_dir: Path, job_config_: dict) -> Path:
     path = run_dir / "job-config.json"
     path.write_text(json.dumps(job_config_, indent=2))

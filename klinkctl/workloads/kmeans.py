@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from klinkctl.run.config import BenchConfig
-from klinkctl.workloads import common, nyt
+from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.kmeans.KmeansJob"
-#: A point's event time: the last CSV column, as for NYT trips.
-event_time = nyt.event_time
+event_time = common.last_column_event_time  # x,y,event_time
 #: No exact window results yet, so no --sampler/--accuracy (run.config.ACCURACY_WORKLOADS).
 exact_results = None
 

@@ -8,17 +8,13 @@ from klinkctl.run.config import BenchConfig
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.nyt.NytJob"
+event_time = common.last_column_event_time  # appended after the 17 DEBS columns
 #: No exact window results yet, so no --sampler/--accuracy (run.config.ACCURACY_WORKLOADS).
 exact_results = None
 
 
 def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:
     return common.write_job_config(run_dir, common.job_config(plan_, config, bootstrap, JAVA_BUILDER, slideMs=config.slide_ms))
-
-
-def event_time(value: bytes) -> int:
-    """A trip's event time: the last CSV column (appended by klink-generator after the 17 DEBS columns)."""
-    return int(value[value.rindex(b",") + 1:])
 
 
 def generator_args(config: BenchConfig) -> list[str]:

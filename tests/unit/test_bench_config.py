@@ -82,7 +82,7 @@ def test_defaults_then_file_then_command_line(tmp_path):
     ({"queries": "0"}, "--queries must be greater than 0"),
     ({"warmup": "2m"}, r"--warmup \(120000 ms\) must be shorter than --duration \(60000 ms\)"),
     ({"policy": "edf"}, "unknown policy 'edf'; valid: default, rr, fcfs, hr, sbox, klink, klink-nomm"),
-    ({"workload": "lrb"}, "unknown workload 'lrb'; valid: ysb, nyt"),
+    ({"workload": "tpch"}, "unknown workload 'tpch'; valid: ysb, nyt, lrb"),
     ({"delay": "zipf"}, "malformed delay spec 'zipf'"),
 ])
 def test_bad_values_are_one_clear_line(overrides, message):

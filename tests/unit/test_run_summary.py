@@ -1,6 +1,6 @@
 import json
 
-from klinkctl.results.summary import build_summary, write_summary
+from klinkctl.results.summary import build_summary, windows_expected, write_summary
 from klinkctl.run.collectors import LATENCY_COLUMNS, CsvTable, query_of
 from klinkctl.run.bench import drain_ms
 from klinkctl.run.config import BenchConfig
@@ -96,3 +96,10 @@ def test_a_policy_run_without_scheduler_cycles_is_not_a_measurement_of_that_poli
     assert not scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
     (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n1,fcfs,4,2,2,5,a,\n")
     assert scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
+
+
+def test_windows_expected_follow_each_workloads_last_window():
+    span = (0, 30_000)
+    assert windows_expected({"window_ms": 10_000, "queries": 2}, span) == 2 * 2  # ysb: tumbling 10 s
+    assert windows_expected({"window_ms": 5000, "slide_ms": 3000, "queries": 1}, span) == 9  # lrb: 3 s tolls
+    assert windows_expected({"window_ms": 5000, "slide_ms": 3000, "stressed": True, "queries": 1}, span) == 29

@@ -10,14 +10,14 @@ import pytest
 from klinkctl import workloads
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import WORKLOADS, resolve
-from klinkctl.workloads import common, kmeans, nyt
+from klinkctl.workloads import common, kmeans, lrb, nyt
 
 
 def test_every_configurable_workload_is_registered() -> None:
     for name in WORKLOADS:
         assert workloads.get(name).JAVA_BUILDER.startswith("io.klink.workloads.")
-    with pytest.raises(KlinkError, match="unknown workload 'lrb'"):
-        workloads.get("lrb")
+    with pytest.raises(KlinkError, match="unknown workload 'tpch'"):
+        workloads.get("tpch")
 
 
 def test_nyt_defaults_to_two_second_windows_sliding_by_one() -> None:
@@ -78,6 +78,7 @@ def test_event_times_are_read_from_each_workloads_records() -> None:
     assert workloads.get("ysb").event_time(b'{"ad_id":"a","event_time":1700000000123,"ip":"1.2.3.4"}') == 1700000000123
     row = b"M,H,2013-01-01 00:00:00,2013-01-01 00:02:00,120,1.00,-73.98,40.75,-73.97,40.76,CSH,5.5,0,0.5,0,0,6.0,17"
     assert workloads.get("nyt").event_time(row) == 17
+    assert workloads.get("lrb").event_time(b"0,1700000000,5,61,1,3,0,10,53000,1700000000123") == 1700000000123
 
 
 DEBS_ROW = ("07290D3599E7A0D62097A346EFCC1FB5,E7750A37CAB07D0DFF0AF7E3573AC141,2013-01-01 00:00:00,"
@@ -108,3 +109,44 @@ def test_data_is_for_nyt_and_must_exist(tmp_path: Path) -> None:
         resolve(None, {"workload": "ysb", "data": str(tmp_path / "x.csv")})
     with pytest.raises(KlinkError, match="No such file"):
         resolve(None, {"workload": "nyt", "data": str(tmp_path / "missing.csv")})
+
+
+def test_lrb_defaults_to_the_papers_five_second_statistics_sliding_by_three() -> None:
+    config = resolve(None, {"workload": "lrb"})
+    assert (config.window_ms, config.slide_ms, config.stressed) == (5000, 3000, False)
+    assert lrb.toll_window_ms(config) == 3000
+    assert lrb.toll_window_ms(resolve(None, {"workload": "lrb", "stressed": True})) == 1000
+    assert all(0 <= q.window_offset_ms < 3000 for q in common.plan(resolve(None, {"workload": "lrb", "queries": "9"}),
+                                                                   "r").queries)
+
+
+def test_lrb_scales_expressways_and_the_toll_threshold_with_the_rate() -> None:
+    # mean reports per segment in a 5 s window: rate * 5 / (2 directions * 100 segments * expressways)
+    small = resolve(None, {"workload": "lrb", "rate": "500"})
+    assert (lrb.expressways(small), lrb.toll_min_cars(small)) == (1, 12)
+    big = resolve(None, {"workload": "lrb", "rate": "4000"})
+    assert (lrb.expressways(big), lrb.toll_min_cars(big)) == (4, 25)
+    assert lrb.toll_min_cars(resolve(None, {"workload": "lrb", "rate": "10"})) == 1
+    assert lrb.generator_args(big) == ["--workload", "lrb", "--expressways", "4", "--accidents-per-minute", "2.0"]
+    assert lrb.generator_args(resolve(None, {"workload": "lrb", "accidents": "0"}))[-1] == "0.0"
+
+
+def test_lrb_job_config_names_its_windows(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "lrb", "queries": "2", "rate": "1000", "stressed": True})
+    job = json.loads(lrb.write_job_config(common.plan(config, "r1"), config, "localhost:1", tmp_path).read_text())
+    assert job["builder"] == "io.klink.workloads.lrb.LrbJob"
+    assert (job["windowMs"], job["slideMs"], job["tollWindowMs"], job["tollMinCars"]) == (5000, 3000, 1000, 25)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"workload": "lrb", "slide": "6s"}, r"--slide must be greater than 0 and at most --window \(5000 ms\)"),
+    ({"workload": "lrb", "stressed": True, "slide": "1s"}, "1000 ms is not divisible by 3"),
+    ({"workload": "lrb", "accidents": "-1"}, "--accidents must be between 0 and 1000"),
+    ({"workload": "lrb", "accidents": "many"}, "--accidents must be a number"),
+    ({"workload": "ysb", "stressed": True}, "--stressed applies to the lrb workload only"),
+    ({"workload": "nyt", "accidents": "3"}, "--accidents applies to the lrb workload only"),
+])
+def test_bad_lrb_settings_are_one_line(overrides: dict, message: str) -> None:
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, overrides)
+    assert "\n" not in str(error.value)

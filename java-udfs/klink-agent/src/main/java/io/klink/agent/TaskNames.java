@@ -4,6 +4,9 @@ package io.klink.agent;
 public final class TaskNames {
 
     private static final String SOURCE_PREFIX = "Source: ";
+    /** An operator named {@code qNN/window} or {@code qNN/<what>-window} (a query with several windows, e.g. LRB). */
+    private static final java.util.regex.Pattern WINDOW_OPERATOR =
+            java.util.regex.Pattern.compile("/([a-z0-9]+-)*window\\b");
     private static final java.util.regex.Pattern SUBTASK_SUFFIX =
             java.util.regex.Pattern.compile("^(.*?) \\(\\d+/\\d+\\)(#\\d+)?$");
 
@@ -36,7 +39,7 @@ public final class TaskNames {
     }
 
     public static boolean isWindow(String taskName) {
-        return taskName != null && taskName.contains("/window");
+        return taskName != null && WINDOW_OPERATOR.matcher(taskName).find();
     }
 
     public static boolean isSink(String taskName) {

@@ -33,6 +33,9 @@ class TaskNamesTest {
         assertTrue(TaskNames.isSource("org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask"));
         assertFalse(TaskNames.isSource("org.apache.flink.streaming.runtime.tasks.OneInputStreamTask"));
         assertTrue(TaskNames.isWindow("q01/window -> q01/output"));
+        assertTrue(TaskNames.isWindow("q01/stats-window -> q01/stats-rows"));
+        assertTrue(TaskNames.isWindow("q01/toll-window -> q01/output -> q01/metrics-sink: Writer (1/1)#0"));
+        assertFalse(TaskNames.isWindow("Source: q01/source -> q01/markers -> q01/windowless"));
         assertFalse(TaskNames.isWindow("Source: q01/source"));
         assertTrue(TaskNames.isSink("q01/metrics-sink: Writer"));
         assertEquals("q01:win#2", TaskNames.label("q01", false, true, 2));

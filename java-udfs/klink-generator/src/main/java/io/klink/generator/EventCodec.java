@@ -13,4 +13,13 @@ public interface EventCodec {
 
     /** Renders one event into a new array (the caller owns it). */
     byte[] encode(long packed, long eventTimeMs);
+
+    /**
+     * The codec one topic's events are drawn with, in generation order. Stateless codecs share themselves;
+     * a codec whose events depend on the earlier ones (LRB's cars move between their reports) returns a
+     * fresh one per topic and per run.
+     */
+    default EventCodec forTopic(int topic) {
+        return this;
+    }
 }

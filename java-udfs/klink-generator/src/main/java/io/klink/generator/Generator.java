@@ -49,7 +49,7 @@ public final class Generator {
     private final Schedule schedule;
     private final long endOffsetNanos;
     private final SeedStreams seeds;
-    private final EventCodec codec;
+    private final EventCodec[] codecs;  // by topic
     private final SendQueue queue;
     private final Clock clock;
     private final EventSink sink;
@@ -76,7 +76,10 @@ public final class Generator {
         this.nextOffset = new long[topics];
         this.generatedCount = new long[topics];
         this.seeds = SeedStreams.of(seed, topics);
-        this.codec = codec;
+        this.codecs = new EventCodec[topics];
+        for (int t = 0; t < topics; t++) {
+            codecs[t] = codec.forTopic(t);
+        }
         this.queue = SendQueue.forSchedule(config.delay(), config.gaps());
         this.clock = clock;
         this.sink = sink;
@@ -149,7 +152,7 @@ public final class Generator {
             }
             for (int i = 0; i < CHUNK; i++) {
                 int t = genTopic;
-                long packed = codec.draw(seeds.events[t]);
+                long packed = codecs[t].draw(seeds.events[t]);
                 stats.onScheduled(now);
                 queue.add(now, startMs + now / 1_000_000L, t, packed);
                 sendHead(now);
@@ -187,7 +190,7 @@ public final class Generator {
     }
 
     private void generate(int t, long offset) {
-        long packed = codec.draw(seeds.events[t]);
+        long packed = codecs[t].draw(seeds.events[t]);
         long delayMs = config.delay().sampleDelayMs(seeds.delays[t]);
         if (delayMs < 0) {
             throw new IllegalStateException("delay model " + config.delay().spec() + " sampled " + delayMs);
@@ -220,7 +223,7 @@ public final class Generator {
         if (sentDelays != null) {
             sentDelays.add(startMs + now / 1_000_000L - eventTimeMs);
         }
-        byte[] value = codec.encode(queue.peekPacked(), eventTimeMs);
+        byte[] value = codecs[t].encode(queue.peekPacked(), eventTimeMs);
         queue.removeFirst();
         sink.send(t, value);
         stats.onSent(t, scheduled, now);

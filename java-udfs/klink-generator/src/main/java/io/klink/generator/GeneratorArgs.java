@@ -28,9 +28,12 @@ public final class GeneratorArgs {
             "  --gaps SPEC               inter-event generation gaps per topic, mean 1/rate: const (the exact schedule,",
             "                            default) or gamma:<k> (Gamma(k, 1/(k*rate)) gaps, bursty; gamma:2 at --rate 1000",
             "                            is the thesis' Gamma(2, 0.5 ms))",
-            "  --workload ysb|nyt|kmeans event schema (default ysb; nyt = DEBS 2015 taxi trips, CSV; kmeans = drifting",
-            "                            2-D clusters, CSV x,y,event_time)",
+            "  --workload NAME           event schema: ysb (default), nyt (DEBS 2015 taxi trips, CSV), lrb (Linear Road",
+            "                            position reports, CSV, 30 s x rate cars per topic), kmeans (drifting 2-D clusters,",
+            "                            CSV x,y,event_time)",
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
+            "  --expressways N           lrb: expressways (1-" + LrbEventCodec.MAX_EXPRESSWAYS + ", default 1)",
+            "  --accidents-per-minute X  lrb: accidents started per minute per topic (seeded; default 2)",
             "  --campaigns N             number of campaigns (default 100)",
             "  --ads-per-campaign N      ads per campaign (default 10)",
             "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
@@ -55,10 +58,10 @@ public final class GeneratorArgs {
             "SIGTERM/SIGINT stop the run, flush the producer and write the summary with status \"interrupted\".");
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
-            "--seed", "--delay", "--workload", "--data", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
+            "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
-    static final List<String> WORKLOADS = List.of("ysb", "nyt", "kmeans");
+    static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -71,6 +74,8 @@ public final class GeneratorArgs {
     public DelayModel delay = new ConstantDelay(0);
     public String workload = "ysb";
     public Path data;
+    public int expressways = 1;
+    public double accidentsPerMinute = 2;
     public int campaigns = 100;
     public int adsPerCampaign = 10;
     public Path statsFile;
@@ -195,6 +200,22 @@ public final class GeneratorArgs {
             }
             case "--data" -> data = Path.of(v);
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
+            case "--expressways" -> {
+                expressways = parsePositiveInt(flag, v);
+                if (expressways > LrbEventCodec.MAX_EXPRESSWAYS) {
+                    throw new UsageException("--expressways must be at most " + LrbEventCodec.MAX_EXPRESSWAYS + ", got " + v);
+                }
+            }
+            case "--accidents-per-minute" -> {
+                try {
+                    accidentsPerMinute = Double.parseDouble(v);
+                } catch (NumberFormatException e) {
+                    accidentsPerMinute = -1;
+                }
+                if (!(accidentsPerMinute >= 0) || Double.isInfinite(accidentsPerMinute)) {
+                    throw new UsageException("--accidents-per-minute must be a number >= 0, got " + v);
+                }
+            }
             case "--sample-delays" -> sampleDelays = parsePositiveInt(flag, v);
             case "--sample-gaps" -> sampleGaps = parsePositiveInt(flag, v);
             case "--gaps" -> gapsSpec = v;
@@ -285,6 +306,7 @@ public final class GeneratorArgs {
         return switch (workload) {
             case "nyt" -> data == null ? new NytEventCodec() : new NytReplayCodec(data);
             case "kmeans" -> new KmeansEventCodec();
+            case "lrb" -> new LrbEventCodec(seed, ratePerTopic, expressways, accidentsPerMinute);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };
     }

@@ -12,7 +12,8 @@ import java.util.TreeMap;
  * <p>Semantics follow Flink's sliding event-time windows: windows {@code [start, start + size)} with
  * {@code start = offset + k * slide}; a window fires on the first watermark {@code w >= end - 1}; empty
  * windows do not fire; an event whose every window has fired is late and dropped (counted). State is kept
- * per pane ({@code slide} long), and a window merges its {@code size / slide} panes when it fires.
+ * per pane of {@code gcd(size, slide)} (one slide when the slide divides the size; 1 s for LRB's 5 s sliding
+ * by 3 s), so every window boundary is a pane boundary, and a window merges its panes when it fires.
  * A marker is held by the first window that contains its creation time (the one ending at the next
  * slide boundary) and released right after that window's output.
  */
@@ -20,32 +21,51 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
 
     private final long sizeMs;
     private final long slideMs;
+    private final long paneMs;
     private final long offsetMs;
+    /** Window ends are {@code endOffsetMs} mod the slide (not {@code offsetMs} when the slide does not divide the size). */
+    private final long endOffsetMs;
     private final int width;
     /** pane end -> key -> {count, sum of field 0, ..., sum of field width-1} */
     private final TreeMap<Long, Map<String, double[]>> panes = new TreeMap<>();
     private long lastFiredEnd = Long.MIN_VALUE;
 
     public SlidingAggregateWindows(long sizeMs, long slideMs, long offsetMs, int width) {
-        if (slideMs <= 0 || sizeMs <= 0 || sizeMs % slideMs != 0) {
-            throw new IllegalArgumentException("window size must be a positive multiple of the slide, got size "
-                    + sizeMs + " slide " + slideMs);
+        if (slideMs <= 0 || sizeMs < slideMs) {
+            throw new IllegalArgumentException("window size and slide must be positive, the size at least the slide,"
+                    + " got size " + sizeMs + " slide " + slideMs);
         }
         this.sizeMs = sizeMs;
         this.slideMs = slideMs;
+        this.paneMs = gcd(sizeMs, slideMs);
         this.offsetMs = Math.floorMod(offsetMs, slideMs);
+        this.endOffsetMs = Math.floorMod(offsetMs + sizeMs, slideMs);
         this.width = width;
     }
 
-    /** End of the pane (and of the first window) that contains {@code timestamp}. */
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
+
+    /** End of the pane that contains {@code timestamp}. */
     public long paneEnd(long timestamp) {
-        return timestamp - Math.floorMod(timestamp - offsetMs, slideMs) + slideMs;
+        return timestamp - Math.floorMod(timestamp - offsetMs, paneMs) + paneMs;
+    }
+
+    /** End of the first window that contains {@code timestamp}: the first window end after it. */
+    public long firstWindowEnd(long timestamp) {
+        return timestamp - Math.floorMod(timestamp - endOffsetMs, slideMs) + slideMs;
+    }
+
+    /** End of the last window that contains {@code timestamp}: the latest window start up to it, plus the size. */
+    private long lastWindowEnd(long timestamp) {
+        return timestamp - Math.floorMod(timestamp - offsetMs, slideMs) + sizeMs;
     }
 
     @Override
     public boolean add(Envelope event) {
         long pane = paneEnd(event.timestamp);
-        if (swept(pane + sizeMs - slideMs)) {
+        if (swept(lastWindowEnd(event.timestamp))) {
             return late();
         }
         double[] acc = panes.computeIfAbsent(pane, p -> new HashMap<>())
@@ -59,7 +79,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
 
     @Override
     protected long markerWindowEnd(long timestamp) {
-        return paneEnd(timestamp);
+        return firstWindowEnd(timestamp);
     }
 
     @Override
@@ -97,7 +117,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
     @Override
     protected void afterSweep() {
         long w = Math.min(watermark(), Long.MAX_VALUE / 4); // the final watermark is Long.MAX_VALUE
-        long sweptEnd = w + 1 - Math.floorMod(w + 1 - offsetMs, slideMs);
+        long sweptEnd = w + 1 - Math.floorMod(w + 1 - endOffsetMs, slideMs);
         if (sweptEnd > lastFiredEnd) {
             lastFiredEnd = sweptEnd;
             panes.headMap(sweptEnd - sizeMs + slideMs, true).clear();
@@ -110,7 +130,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
         if (panes.isEmpty()) {
             return Long.MAX_VALUE;
         }
-        long first = panes.firstKey();
+        long first = firstWindowEnd(panes.firstKey() - 1);
         return lastFiredEnd == Long.MIN_VALUE ? first : Math.max(lastFiredEnd + slideMs, first);
     }
 }

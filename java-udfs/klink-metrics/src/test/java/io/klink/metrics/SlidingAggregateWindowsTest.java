@@ -52,7 +52,16 @@ class SlidingAggregateWindowsTest {
 
     @Test
     void equalsANaiveLoopOverEveryWindowOnSeededInput() {
-        long size = 3000, slide = 1000, offset = 250;
+        equalsANaiveLoop(3000, 1000, 250);
+    }
+
+    @Test
+    void equalsANaiveLoopWhenTheSlideDoesNotDivideTheSize() {
+        equalsANaiveLoop(5000, 3000, 250);  // LRB's segment statistics: panes of gcd = 1 s
+        equalsANaiveLoop(5000, 2000, 1700);
+    }
+
+    private static void equalsANaiveLoop(long size, long slide, long offset) {
         SlidingAggregateWindows w = new SlidingAggregateWindows(size, slide, offset, 1);
         Random r = new Random(7);
         List<long[]> events = new ArrayList<>();  // {t, key, value}
@@ -65,7 +74,7 @@ class SlidingAggregateWindowsTest {
             got.computeIfAbsent(e.timestamp, k -> new HashMap<>()).put(e.key, e);
         }
         // naive: every window [start, start + size) with start = offset + k * slide, every key
-        for (long start = offset - size; start < 21_000; start += slide) {
+        for (long start = offset - (size / slide + 1) * slide; start < 21_000; start += slide) {
             for (int key = 0; key < 3; key++) {
                 long count = 0;
                 double sum = 0;
@@ -112,7 +121,23 @@ class SlidingAggregateWindowsTest {
     }
 
     @Test
-    void sizeMustBeAMultipleOfTheSlide() {
-        assertThrows(IllegalArgumentException.class, () -> new SlidingAggregateWindows(2500, 1000, 0, 0));
+    void lrbFiveSecondWindowsSlidingByThreeFireEveryThreeSeconds() {
+        SlidingAggregateWindows w = new SlidingAggregateWindows(5000, 3000, 0, 1);
+        w.add(event("s", 1500, 10));  // windows [-3000,2000) and [0,5000)
+        w.add(event("s", 4500, 30));  // [0,5000) and [3000,8000)
+        assertEquals(2000, w.nextDeadline());
+        assertEquals(1, kind(w.advance(1999, 0), Envelope.RESULT).get(0).value);
+        Envelope both = kind(w.advance(4999, 0), Envelope.RESULT).get(0);
+        assertEquals(2, both.value);
+        assertEquals(20.0, both.fields[0]);
+        assertEquals(8000, w.nextDeadline());
+        assertTrue(w.holdMarker(Envelope.marker(5100)));  // first window containing it ends at 8000
+        assertTrue(w.advance(7998, 0).isEmpty());
+        assertEquals(3, w.advance(7999, 0).size());  // result, firing, marker
+    }
+
+    @Test
+    void theSizeMustBeAtLeastTheSlide() {
+        assertThrows(IllegalArgumentException.class, () -> new SlidingAggregateWindows(1000, 2500, 0, 0));
     }
 }

@@ -7,10 +7,17 @@ import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
- * For CSV events whose last column is the event time (NYT trips, kMeans points): keeps the line as the key
- * and reads the event time only — parsing the rest is the query's own first operator.
+ * A CSV record whose last column is the event time (ms, appended by klink-generator): keeps the line as the
+ * key and reads the event time only, so the parse is its own (query-attributable) operator.
  */
 public final class CsvLineDeserializer implements DeserializationSchema<Envelope> {
+
+    private final String what;
+
+    /** {@code what} names the records in errors, e.g. "NYT trip". */
+    public CsvLineDeserializer(String what) {
+        this.what = what;
+    }
 
     @Override
     public Envelope deserialize(byte[] message) throws IOException {
@@ -18,7 +25,7 @@ public final class CsvLineDeserializer implements DeserializationSchema<Envelope
         try {
             return Envelope.data(line, Long.parseLong(line.substring(line.lastIndexOf(',') + 1).trim()), 0);
         } catch (NumberFormatException e) {
-            throw new IOException("CSV event lacks an event time in its last column: " + line);
+            throw new IOException(what + " lacks an event time in its last column: " + line);
         }
     }
 
@@ -29,6 +36,6 @@ public final class CsvLineDeserializer implements DeserializationSchema<Envelope
 
     @Override
     public TypeInformation<Envelope> getProducedType() {
-        return TypeInformation.of(Envelope.class);
+        return QueryPipelines.ENVELOPES;
     }
 }

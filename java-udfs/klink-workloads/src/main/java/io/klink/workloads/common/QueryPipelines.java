@@ -91,8 +91,14 @@ public final class QueryPipelines {
     /** The window (a new chain), the output operator that records latencies, and the metrics sink. */
     public static void windowToMetrics(DataStream<Envelope> in, Run run, String queryId,
                                        InstrumentedWindowOperator window) {
+        windowToMetrics(in, run, queryId, "window", window);
+    }
+
+    /** As above, the window named {@code queryId/windowName} (a query with more than one window names its last). */
+    public static void windowToMetrics(DataStream<Envelope> in, Run run, String queryId, String windowName,
+                                       InstrumentedWindowOperator window) {
         String q = queryId + "/";
-        in.transform(q + "window", ENVELOPES, window)
+        in.transform(q + windowName, ENVELOPES, window)
                 .startNewChain()
                 .transform(q + "output", Types.STRING, new LatencyRecorder(queryId, run.recordResults()))
                 .sinkTo(metricsSink(run)).name(q + "metrics-sink");

@@ -39,7 +39,7 @@ public final class KmeansJob {
         for (Query query : config.queries()) {
             String q = query.id() + "/";
             DataStream<Envelope> points = QueryPipelines.source(env, run, query.id(), query.topic(),
-                            new CsvLineDeserializer())
+                            new CsvLineDeserializer("kMeans point"))
                     .map(new Parse(), QueryPipelines.ENVELOPES).name(q + "parse")
                     .filter(new InPlane()).name(q + "filter");
             long size = config.windowMs(), offset = query.windowOffsetMs();

@@ -40,7 +40,7 @@ public final class NytJob {
     static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config, Query query) {
         String q = query.id() + "/";
         DataStream<Envelope> cells = QueryPipelines.source(env, run, query.id(), query.topic(),
-                        new CsvLineDeserializer())
+                        new CsvLineDeserializer("NYT trip"))
                 .map(new NytOperators.Parse(), QueryPipelines.ENVELOPES).name(q + "parse")
                 .filter(new NytOperators.Validate()).name(q + "validate")
                 .map(new NytOperators.Cell(), QueryPipelines.ENVELOPES).name(q + "cell")

@@ -26,7 +26,7 @@ class NytPipelineTest {
     }
 
     private static Envelope run(String line) throws IOException {
-        Envelope e = new CsvLineDeserializer().deserialize(line.getBytes(StandardCharsets.US_ASCII));
+        Envelope e = new CsvLineDeserializer("NYT trip").deserialize(line.getBytes(StandardCharsets.US_ASCII));
         e = new NytOperators.Parse().map(e);
         if (!new NytOperators.Validate().filter(e)) {
             return null;
