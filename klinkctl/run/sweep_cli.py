@@ -113,11 +113,19 @@ def _print_cells(target: Sweep, console: Console) -> None:
         click.echo(f"no table of the runs: {error}", err=True)
         return
     cells = sweep_table.cell_table(runset, sweep_table.baseline(target.spec.grid))
-    table = Table(*cells.columns, title=f"medians over repetitions ({target.directory.name})")
+    table = Table(*(CELL_HEADERS.get(c, c) for c in cells.columns),
+                  title=f"medians over repetitions ({target.directory.name}; full names in cells.csv)")
     for row in cells.itertuples(index=False):
         table.add_row(*(_cell(value, column) for value, column in zip(row, cells.columns)))
-    console.print(table)
+    # a log file gets every column; a terminal its own width
+    (console if console.is_terminal else Console(file=console.file, width=200)).print(table)
     cells.to_csv(target.directory / "cells.csv", index=False)
+
+
+#: Short headers for cells.csv's columns, so the table fits a terminal.
+CELL_HEADERS = {"mean_latency_ms": "mean ms", "p99_latency_ms": "p99 ms", "source_records_per_s": "source rec/s",
+                "mean_error": "error", "max_error": "max error", "within_target": "in target",
+                "sampling_rate": "sampled", "mean_ratio": "mean ×", "p99_ratio": "p99 ×"}
 
 
 def _cell(value: object, column: str) -> str:
