@@ -147,8 +147,8 @@ def test_bad_values_are_refused_before_anything_starts(running_stack, tmp_path):
         result = bench(running_stack, tmp_path / "results", *args)
         assert result.returncode == 2, args
         assert message in result.stderr
-    unknown = running_stack("bench", "lrb", "--results", str(tmp_path / "results"))
-    assert "unknown workload 'lrb'; valid: ysb" in unknown.stderr
+    unknown = running_stack("bench", "tpch", "--results", str(tmp_path / "results"))
+    assert "unknown workload 'tpch'; valid: ysb" in unknown.stderr
     assert not (tmp_path / "results").exists()
 
 
