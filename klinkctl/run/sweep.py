@@ -26,7 +26,7 @@ import yaml
 
 from klinkctl.errors import KlinkError
 from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, signals_as_interrupt
-from klinkctl.run.config import BenchConfig, _integer, _normalise
+from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, _integer, _normalise
 from klinkctl.stack.spec import StackSpec
 
 SWEEP_FILE = "sweep.yaml"
@@ -142,7 +142,8 @@ def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spe
              fixed: dict[str, Any], source: str) -> PlannedRun:
     point = _bench_fields(params, f"{source} (grid)")
     try:
-        config = BenchConfig(**{**fixed, **point, "workload": spec.workload, "seed": seed}).validate()
+        defaults = WORKLOAD_DEFAULTS.get(spec.workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
+        config = BenchConfig(**{**defaults, **fixed, **point, "workload": spec.workload, "seed": seed}).validate()
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
     except TypeError as error:

@@ -369,3 +369,10 @@ def test_cli_wants_a_sweep_file_or_a_sweep_to_resume(tmp_path):
     path = sweep_file(tmp_path, GRID_2X3)
     both = CliRunner().invoke(main, ["sweep", str(path), "--resume", str(tmp_path)])
     assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_a_sweep_of_another_workload_gets_that_workloads_defaults(tmp_path):
+    sweep_file = tmp_path / "nyt.yaml"
+    sweep_file.write_text("name: nyt-rates\nworkload: nyt\ngrid:\n  rate: [1000, 2000]\n")
+    _, runs = sweeps.read_sweep_file(sweep_file)
+    assert {(run.config.window_ms, run.config.slide_ms) for run in runs} == {(2000, 1000)}
