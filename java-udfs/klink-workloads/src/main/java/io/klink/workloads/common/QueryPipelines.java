@@ -8,6 +8,7 @@ import io.klink.sampler.SamplerConfig;
 import io.klink.sampler.SamplingOperator;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
@@ -40,7 +41,11 @@ public final class QueryPipelines {
      * {@code recordResults}: every key's window result becomes a metric row (to measure accuracy).
      */
     public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
-                      long markerIntervalMs, Sampler sampler, boolean recordResults) {}
+                      long markerIntervalMs, long watermarkIntervalMs, Sampler sampler, boolean recordResults,
+                      List<Query> queries) {}
+
+    /** One query: its id (the operator-name prefix), its input topic and its window offset. */
+    public record Query(String id, String topic, long windowOffsetMs) {}
 
     /** The job config's sampler settings, made a query's {@link SamplerConfig} by {@link #sampled}. */
     public record Sampler(String kind, long substreamMs, double error, double confidence, int history, long seed) {}
@@ -53,6 +58,13 @@ public final class QueryPipelines {
 
     public static <T> T readConfig(String json, Class<T> type) throws IOException {
         return JSON.readValue(json, type);
+    }
+
+    /** The run's common settings from a job config; sets the job's watermark interval. */
+    public static Run start(StreamExecutionEnvironment env, String configJson) throws IOException {
+        Run run = readConfig(configJson, Run.class);
+        env.getConfig().setAutoWatermarkInterval(run.watermarkIntervalMs());
+        return run;
     }
 
     /** Kafka source (event time from the envelopes, bounded out-of-orderness) followed by the marker injector. */

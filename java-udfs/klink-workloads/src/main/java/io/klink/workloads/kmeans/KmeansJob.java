@@ -4,8 +4,8 @@ import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
-import java.util.List;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -26,17 +26,12 @@ public final class KmeansJob {
     private KmeansJob() {}
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/kmeans.py. */
-    public record Config(String bootstrap, String runId, String metricsTopic, long windowMs, int k, int iterations,
-                         long outOfOrdernessMs, long markerIntervalMs, long watermarkIntervalMs, List<Query> queries) {}
-
-    public record Query(String id, String topic, long windowOffsetMs) {}
+    public record Config(long windowMs, int k, int iterations) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
-        env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
-        QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
-                config.outOfOrdernessMs(), config.markerIntervalMs(), null, false);
-        for (Query query : config.queries()) {
+        for (Query query : run.queries()) {
             String q = query.id() + "/";
             DataStream<Envelope> points = QueryPipelines.source(env, run, query.id(), query.topic(),
                             new CsvLineDeserializer("kMeans point"))

@@ -5,8 +5,8 @@ import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.metrics.SlidingAggregateWindows;
 import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
-import java.util.List;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -29,22 +29,16 @@ public final class LrbJob {
     private LrbJob() {}
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/lrb.py. */
-    public record Config(String bootstrap, String runId, String metricsTopic, long windowMs, long slideMs,
-                         long tollWindowMs, long tollMinCars, long outOfOrdernessMs, long markerIntervalMs,
-                         long watermarkIntervalMs, List<Query> queries) {}
-
-    public record Query(String id, String topic, long windowOffsetMs) {}
+    public record Config(long windowMs, long slideMs, long tollWindowMs, long tollMinCars) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         if (config.tollWindowMs() <= 0 || config.slideMs() % config.tollWindowMs() != 0) {
             throw new IllegalArgumentException("the toll window (" + config.tollWindowMs()
                     + " ms) must divide the statistics slide (" + config.slideMs() + " ms)");
         }
-        env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
-        QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
-                config.outOfOrdernessMs(), config.markerIntervalMs(), null, false);
-        for (Query query : config.queries()) {
+        for (Query query : run.queries()) {
             addQuery(env, run, config, query);
         }
     }

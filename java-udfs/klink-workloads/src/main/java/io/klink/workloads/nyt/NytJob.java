@@ -5,8 +5,8 @@ import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.metrics.SlidingAggregateWindows;
 import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
-import java.util.List;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -22,17 +22,12 @@ public final class NytJob {
     private NytJob() {}
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/nyt.py. */
-    public record Config(String bootstrap, String runId, String metricsTopic, long windowMs, long slideMs,
-                         long outOfOrdernessMs, long markerIntervalMs, long watermarkIntervalMs, List<Query> queries) {}
-
-    public record Query(String id, String topic, long windowOffsetMs) {}
+    public record Config(long windowMs, long slideMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
-        env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
-        QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
-                config.outOfOrdernessMs(), config.markerIntervalMs(), null, false);
-        for (Query query : config.queries()) {
+        for (Query query : run.queries()) {
             addQuery(env, run, config, query);
         }
     }

@@ -3,6 +3,7 @@ package io.klink.workloads.ysb;
 import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,36 +27,21 @@ public final class YsbJob {
     private YsbJob() {}
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/ysb.py. */
-    public record Config(
-            String bootstrap,
-            String runId,
-            String metricsTopic,
-            String campaignsFile,
-            long windowMs,
-            long outOfOrdernessMs,
-            long markerIntervalMs,
-            long watermarkIntervalMs,
-            QueryPipelines.Sampler sampler,
-            boolean recordResults,
-            List<Query> queries) {}
-
-    public record Query(String id, String topic, long windowOffsetMs) {}
+    public record Config(String campaignsFile, long windowMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
-        env.getConfig().setAutoWatermarkInterval(config.watermarkIntervalMs());
         Map<String, List<String>> campaigns = QueryPipelines.JSON.readValue(
                 Files.readString(Path.of(config.campaignsFile())), new TypeReference<Map<String, List<String>>>() {});
-        for (Query query : config.queries()) {
-            addQuery(env, config, query, campaigns);
+        for (Query query : run.queries()) {
+            addQuery(env, run, config, query, campaigns);
         }
     }
 
-    static void addQuery(StreamExecutionEnvironment env, Config config, Query query,
+    static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config, Query query,
                          Map<String, List<String>> campaigns) {
         String q = query.id() + "/";
-        QueryPipelines.Run run = new QueryPipelines.Run(config.bootstrap(), config.runId(), config.metricsTopic(),
-                config.outOfOrdernessMs(), config.markerIntervalMs(), config.sampler(), config.recordResults());
         DataStream<Envelope> joined = QueryPipelines.source(env, run, query.id(), query.topic(), new YsbEventDeserializer())
                 .filter(new ViewFilter()).name(q + "filter")
                 .map(new CampaignJoin(campaigns), QueryPipelines.ENVELOPES).name(q + "join");
