@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from klinkctl import kafka_io  # noqa: E402
 DEFAULT_JAR = REPO / "java-udfs" / "klink-generator" / "target" / "klink-generator.jar"
 DEFAULT_JAVA_OPTS = "-Xms1536m -Xmx1536m -Xmn1g -XX:+UseParallelGC -XX:+PerfDisableSharedMem"
 
@@ -50,24 +52,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--cpu", type=int, default=1, help="core the generator is pinned to (default 1)")
     p.add_argument("--compression", choices=["none", "lz4", "gzip"], default="none",
                    help="producer compression (default none, as klinkctl bench uses)")
+    p.add_argument("--pack-bytes", default="65536",
+                   help="comma list of the generator's --pack-bytes to compare side by side, runs interleaved "
+                        "(0 = one Kafka record per event; default 65536)")
     p.add_argument("--java-opts", default=DEFAULT_JAVA_OPTS,
                    help=f"JVM options of the generator (default: {DEFAULT_JAVA_OPTS})")
     p.add_argument("--jar", type=Path, default=DEFAULT_JAR)
     p.add_argument("--out-dir", type=Path, default=None)
     a = p.parse_args(argv)
+    a.pack_bytes = [int(v) for v in a.pack_bytes.split(",")]
     if a.runs < 1 or a.seconds < 1 or a.topics < 1 or a.rate < a.topics:
         p.error("--runs, --seconds, --topics must be >= 1 and --rate >= --topics")
     return a
 
 
-def run_generator(a: argparse.Namespace, out: Path, name: str, extra: list[str]) -> dict:
+def run_generator(a: argparse.Namespace, out: Path, name: str, pack: int, extra: list[str]) -> dict:
     """Runs the jar once, pinned to one core; returns its summary JSON (plus the wall time)."""
-    topics = ",".join(f"genbench-q{i:02d}" for i in range(a.topics))
+    names = [f"genbench-q{i:02d}" for i in range(a.topics)]
+    # every run starts from empty topics (auto-created by the generator): the runs would otherwise pile up
+    # gigabytes in the broker, and a broker busy with old segments is not the one a run meets
+    kafka_io.delete_topics(a.bootstrap, names)
+    topics = ",".join(names)
     summary = out / f"{name}-summary.json"
     stats = out / f"{name}-stats.csv"
     cmd = ["taskset", "-c", str(a.cpu), "java", *a.java_opts.split(), "-jar", str(a.jar),
            "--bootstrap", a.bootstrap, "--topics", topics, "--duration", f"{a.seconds}s",
-           "--compression", a.compression, "--summary-file", str(summary), "--stats-file", str(stats),
+           "--compression", a.compression, "--pack-bytes", str(pack), "--summary-file", str(summary), "--stats-file", str(stats),
            *extra]
     if "--max-rate" not in extra:
         cmd += ["--delay", a.delay, "--gaps", a.gaps]
@@ -98,6 +108,42 @@ def acked_rate(s: dict) -> float:
     return s["events_sent"] / (window + s["flush_s"]) if window + s["flush_s"] > 0 else 0.0
 
 
+def cpu_share(s: dict) -> float:
+    """The generator JVM's CPU time during the run per second of it (1.0 = its whole core)."""
+    return (s.get("run_cpu_s") or float("nan")) / s["elapsed_s"]
+
+
+def measure(a: argparse.Namespace, out: Path, mode: str) -> dict:
+    """`--runs` runs of one mode per --pack-bytes value, interleaved (run i of every value, then run i + 1)."""
+    per_topic = a.rate // a.topics
+    extra = ["--max-rate"] if mode == "max-rate" else ["--rate", str(per_topic)]
+    runs: dict[int, list[dict]] = {pack: [] for pack in a.pack_bytes}
+    for i in range(a.runs):
+        for pack in a.pack_bytes:
+            s = run_generator(a, out, f"{mode}-pack{pack}-{i}", pack, extra)
+            runs[pack].append(s)
+            print(f"  {mode} pack {pack} run {i + 1}: {s['achieved_rate']:,.0f} events/s, "
+                  f"behind_fraction={s['behind_fraction']:.5f}, max_lag={s['max_lag_ms']:.1f} ms, "
+                  f"generator CPU {cpu_share(s):.0%} of its core, producer blocked {s['producer_blocked_s']:.2f} s, "
+                  f"{s['producer_records_per_request_avg']:,.0f} records/request ({per_second_range(s)}), "
+                  f"send_errors={s['send_errors']}")
+    result: dict = {"command": next(iter(runs.values()))[0]["command"]}
+    for pack, rs in runs.items():
+        rates = [r["achieved_rate"] for r in rs]
+        fractions = [r["behind_fraction"] for r in rs]
+        cpu = [cpu_share(r) for r in rs]
+        target = "as fast as it can" if mode == "max-rate" else f"scheduled {per_topic * a.topics:,}/s"
+        print(f"{mode}, pack {pack}: {target}: median {statistics.median(rates):,.0f} events/s, "
+              f"median behind {statistics.median(fractions):.3%} "
+              f"({sum(r['fell_behind'] for r in rs)} of {len(rs)} runs > 1 %), "
+              f"median generator CPU {statistics.median(cpu):.0%} of one core")
+        result[f"pack_{pack}"] = {"median_events_per_s": statistics.median(rates), "runs": rates,
+                                  "behind_fractions": fractions, "max_lag_ms": [r["max_lag_ms"] for r in rs],
+                                  "cpu_share": cpu, "acked_runs": [acked_rate(r) for r in rs]}
+    print(f"  command: {result['command']}")
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     if shutil.which("taskset") is None:
@@ -117,45 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"bootstrap": a.bootstrap, "cores": cores, "cpu": a.cpu, "java_opts": a.java_opts,
                     "compression": a.compression, "topics": a.topics, "seconds": a.seconds}
 
-    if a.mode in ("max-rate", "both"):
-        runs = []
-        for i in range(a.runs):
-            s = run_generator(a, out, f"max-rate-{i}", ["--max-rate"])
-            runs.append(s)
-            print(f"  max-rate run {i + 1}: {s['achieved_rate']:,.0f} events/s "
-                  f"({acked_rate(s):,.0f}/s incl. final flush of {s['flush_s']:.2f} s; "
-                  f"{per_second_range(s)}), {s['events_sent']:,} events, send_errors={s['send_errors']}, "
-                  f"producer blocked {s['producer_blocked_s']:.2f} s")
-        rates = [r["achieved_rate"] for r in runs]
-        print(f"max-rate: median {statistics.median(rates):,.0f} events/s on one core "
-              f"(runs: {', '.join(f'{r:,.0f}' for r in rates)})")
-        print(f"  command: {runs[0]['command']}")
-        report["max_rate"] = {"median_events_per_s": statistics.median(rates), "runs": rates,
-                              "acked_runs": [acked_rate(r) for r in runs],
-                              "command": runs[0]["command"]}
-
-    if a.mode in ("scheduled", "both"):
-        per_topic = a.rate // a.topics
-        runs = []
-        for i in range(a.runs):
-            s = run_generator(a, out, f"scheduled-{i}", ["--rate", str(per_topic)])
-            runs.append(s)
-            print(f"  scheduled run {i + 1}: target {per_topic * a.topics:,}/s achieved "
-                  f"{s['achieved_rate']:,.0f}/s, behind_fraction={s['behind_fraction']:.5f} "
-                  f"max_lag={s['max_lag_ms']:.1f} ms fell_behind={s['fell_behind']} "
-                  f"({per_second_range(s)}) send_errors={s['send_errors']}")
-        fractions = [r["behind_fraction"] for r in runs]
-        print(f"scheduled {per_topic * a.topics:,} events/s ({a.topics} x {per_topic:,}): median "
-              f"behind_fraction {statistics.median(fractions):.5f} "
-              f"(runs: {', '.join(f'{f:.5f}' for f in fractions)}); "
-              f"{sum(r['fell_behind'] for r in runs)} of {len(runs)} runs fell behind (> 1 %)")
-        print(f"  command: {runs[0]['command']}")
-        report["scheduled"] = {"target_events_per_s": per_topic * a.topics,
-                               "median_behind_fraction": statistics.median(fractions),
-                               "behind_fractions": fractions,
-                               "achieved": [r["achieved_rate"] for r in runs],
-                               "max_lag_ms": [r["max_lag_ms"] for r in runs],
-                               "command": runs[0]["command"]}
+    for mode in (["max-rate", "scheduled"] if a.mode == "both" else [a.mode]):
+        report[mode.replace("-", "_")] = measure(a, out, mode)
 
     report["load_average_after"] = os.getloadavg()[0]
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")

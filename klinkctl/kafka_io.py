@@ -93,7 +93,8 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
 
 
 def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[bytes]:
-    """Every record value of a topic (partition 0), first to last as of the call."""
+    """Every event of a topic (partition 0), first to last as of the call: each line of each record value
+    (klink-generator packs the events a topic gets in one send burst into one record, one per line)."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-reader-{time.time_ns()}",
                          "enable.auto.commit": False, "fetch.wait.max.ms": 10, "logger": QUIET_CLIENT_LOGGER})
     try:
@@ -107,9 +108,14 @@ def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[by
             for message in messages:
                 if not message.error():
                     position = message.offset() + 1
-                    yield message.value()
+                    yield from events_of(message.value())
     finally:
         consumer.close()
+
+
+def events_of(value: bytes) -> list[bytes]:
+    """The events of one record value: one per line (a record of one event has no newline)."""
+    return [line for line in value.split(b"\n") if line]
 
 
 def json_event_time(value: bytes) -> int:
@@ -119,9 +125,9 @@ def json_event_time(value: bytes) -> int:
 
 def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, chunks: int = 100,
                      event_time: Callable[[bytes], int] = json_event_time) -> np.ndarray:
-    """Kafka append time − event time (ms, read from a record's value by `event_time`) of records spread
-    evenly over each topic (partition 0): `chunks` runs of consecutive records per topic, `budget` records
-    in all. Topics must use APPEND_TIME."""
+    """Kafka append time − event time (ms, read from each event of a record's value by `event_time`) of
+    events spread evenly over each topic (partition 0): `chunks` runs of consecutive records per topic,
+    `budget` events in all. Topics must use APPEND_TIME."""
     per_chunk = max(1, budget // (len(topics) * chunks)) if topics else 0
     # a chunk at a small topic's end would otherwise wait fetch.wait.max.ms (500 ms) for more, 100 times per topic
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-delays-{time.time_ns()}",
@@ -132,17 +138,33 @@ def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, c
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
             for start in np.unique(np.linspace(low, max(low, high - per_chunk), chunks).astype(int)):
                 consumer.assign([TopicPartition(topic, 0, int(start))])
-                delays += [_append_delay(m, event_time) for m in consumer.consume(per_chunk, timeout=5) if not m.error()]
+                delays += _chunk_delays(consumer, per_chunk, event_time)
     finally:
         consumer.close()
-    return np.array([d for d in delays if d is not None], dtype=float)
+    return np.array(delays, dtype=float)
 
 
-def _append_delay(message, event_time: Callable[[bytes], int]) -> int | None:
+def _chunk_delays(consumer: Consumer, events: int, event_time: Callable[[bytes], int]) -> list[int]:
+    """The delays of about `events` consecutive events from the consumer's position: a few records at a time,
+    since a packed record holds many."""
+    delays: list[int] = []
+    records = 0
+    while len(delays) < events and records < events:
+        messages = consumer.consume(min(events - len(delays), 20), timeout=5)
+        if not messages:
+            break
+        records += len(messages)
+        for message in messages:
+            if not message.error():
+                delays += _append_delays(message, event_time)
+    return delays
+
+
+def _append_delays(message, event_time: Callable[[bytes], int]) -> list[int]:
     kind, appended_at = message.timestamp()
     if kind != TIMESTAMP_LOG_APPEND_TIME:
-        return None
-    return appended_at - event_time(message.value())
+        return []
+    return [appended_at - event_time(event) for event in events_of(message.value())]
 
 
 def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

@@ -9,7 +9,7 @@ import java.util.List;
  * previous one. Topics are visited round robin and every event is generated as soon as its event time
  * has come (with regular gaps: event {@code k} of topics 0..Q-1, then {@code k+1}, ...), then put into a {@link SendQueue} keyed
  * by scheduled send time = event time + sampled delay. Every event whose send time has come is
- * rendered and handed to the {@link EventSink}. With {@code maxRate} the schedule is ignored: events
+ * rendered and handed to the {@link EventSink}, which hears of the end of each such burst. With {@code maxRate} the schedule is ignored: events
  * are sent back to back for the duration, with event time = the moment they are generated.
  */
 public final class Generator {
@@ -128,6 +128,9 @@ public final class Generator {
                 sent++;
                 now = clock.nanoTime() - t0;
             }
+            if (sent > 0) {
+                sink.endOfBurst();
+            }
             if (allGenerated() && queue.isEmpty()) {
                 break;
             }
@@ -161,6 +164,7 @@ public final class Generator {
                 }
                 now = clock.nanoTime() - t0;
             }
+            sink.endOfBurst();
             stats.emitRows(now, now, Long.MAX_VALUE);
         }
         return finish(clock.nanoTime() - t0);

@@ -48,6 +48,8 @@ public final class GeneratorArgs {
             "  --compression C           producer compression: none, lz4, gzip (default lz4)",
             "  --linger-ms N             producer linger.ms (default 5)",
             "  --batch-size N            producer batch.size in bytes (default 262144)",
+            "  --pack-bytes N            pack the events a topic gets in one send burst into one record of at most",
+            "                            N bytes, newline-separated (default 65536); 0 = one record per event",
             "  --print-campaigns         print {campaign_id: [ad_id, ...]} as JSON and exit",
             "  --delays-file FILE        write delay_ms,events: the delays events were actually sent with",
             "  --sample-delays N         print N delays (ms, one per line) drawn from --delay for topic 0 of --seed and exit",
@@ -59,12 +61,14 @@ public final class GeneratorArgs {
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
-            "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--sample-delays",
+            "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
     static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
+    /** Below the producer's max.request.size (1 MiB) with room for the record batch's framing. */
+    static final int MAX_PACK_BYTES = 512 * 1024;
 
     public String bootstrap;
     public List<String> topics = List.of();
@@ -93,6 +97,7 @@ public final class GeneratorArgs {
     public String compression = "lz4";
     public int lingerMs = 5;
     public int batchSize = 262_144;
+    public int packBytes = 65_536;
 
     private GeneratorArgs() {
     }
@@ -250,6 +255,13 @@ public final class GeneratorArgs {
                 }
             }
             case "--batch-size" -> batchSize = parsePositiveInt(flag, v);
+            case "--pack-bytes" -> {
+                long n = parseLong(flag, v);
+                if (n < 0 || n > MAX_PACK_BYTES) {
+                    throw new UsageException("--pack-bytes must be 0 (no packing) to " + MAX_PACK_BYTES + ", got " + v);
+                }
+                packBytes = (int) n;
+            }
             case "--max-rate" -> maxRate = true;
             case "--print-campaigns" -> printCampaigns = true;
             case "--help" -> help = true;

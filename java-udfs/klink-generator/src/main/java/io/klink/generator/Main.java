@@ -83,7 +83,8 @@ public final class Main {
                 : new Generator.Config(a.topics, a.ratePerTopic, a.durationMs, a.delay, a.gaps(), false);
 
         KafkaSink sink = new KafkaSink(a.bootstrap, a.topics, a.compression, a.lingerMs, a.batchSize);
-        Generator generator = new Generator(config, a.seed, codec, Clock.SYSTEM, sink, stats);
+        EventSink packing = new PackingSink(sink, a.topics.size(), a.packBytes);
+        Generator generator = new Generator(config, a.seed, codec, Clock.SYSTEM, packing, stats);
         DelayHistogram sentDelays = new DelayHistogram();
         generator.recordSentDelays(sentDelays);
 
@@ -115,7 +116,7 @@ public final class Main {
                 return 1;
             }
 
-            warmUp(a, config, codec, sink);
+            warmUp(a, config, codec, sink, packing);
 
             // Align event 0 with the wall clock: t0 is the nanoTime at which currentTimeMillis == startMs.
             long startMs = a.startAtMs != null ? a.startAtMs : System.currentTimeMillis() + 1;
@@ -130,7 +131,9 @@ public final class Main {
             }
             long t0 = System.nanoTime() - Math.max(0, System.currentTimeMillis() - startMs) * 1_000_000L;
 
+            double cpuBefore = processCpuSeconds();
             Generator.Result result = generator.run(t0, startMs);
+            double runCpuS = processCpuSeconds() - cpuBefore;
             long flushStart = System.nanoTime();
             sink.flush();
             double flushS = (System.nanoTime() - flushStart) / 1e9;
@@ -144,7 +147,7 @@ public final class Main {
                     sentDelays.writeCsv(out);
                 }
             }
-            String summary = Summary.render(a, result, startMs, flushS, producerMetrics, sink.errors(),
+            String summary = Summary.render(a, result, startMs, flushS, runCpuS, producerMetrics, sink.errors(),
                     sink.firstError());
             writeSummary(a, summary);
             System.err.printf("klink-generator: %s: sent %d of %d scheduled events in %.1f s (%.0f ev/s),"
@@ -162,12 +165,17 @@ public final class Main {
         }
     }
 
+    private static double processCpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+    }
+
     /**
      * Before the schedule starts, unless --warmup 0: rehearse the run (same topic count, rate, delay,
      * mode) into the warm-up topics {@code <warmup-topic>-<pid>-<set>-<i>} until the JIT has settled (at most the
      * --warmup time), flush, and delete those topics. The run's topics never see warm-up events.
      */
-    private static void warmUp(GeneratorArgs a, Generator.Config config, EventCodec codec, KafkaSink sink) {
+    private static void warmUp(GeneratorArgs a, Generator.Config config, EventCodec codec, KafkaSink sink,
+                               EventSink packing) {
         long warmupMs = a.warmupMs;
         if (a.startAtMs != null) { // never let the warm-up delay a fixed start: keep 1.5 s for flush + delete
             long room = a.startAtMs - System.currentTimeMillis() - 1500;
@@ -183,7 +191,7 @@ public final class Main {
         long t = System.nanoTime();
         List<String> topics = warmUpTopics(a);
         int q = a.topics.size();
-        WarmUp.Outcome w = WarmUp.run(config, codec, warmupMs, sink,
+        WarmUp.Outcome w = WarmUp.run(config, codec, warmupMs, packing,
                 set -> sink.routeTo(topics.subList(set * q, (set + 1) * q)));
         sink.flush();
         sink.routeToRunTopics();
@@ -219,7 +227,7 @@ public final class Main {
         if (csv != null) {
             csv.close();
         }
-        writeSummary(a, Summary.render(a, result, System.currentTimeMillis(), 0, java.util.Map.of(), sink.errors(),
+        writeSummary(a, Summary.render(a, result, System.currentTimeMillis(), 0, Double.NaN, java.util.Map.of(), sink.errors(),
                 sink.firstError()));
         return 0;
     }

@@ -13,7 +13,7 @@ final class Summary {
      * @param flushS          time the final producer flush took (events still buffered in the producer)
      * @param producerMetrics Kafka producer metrics by name (warm-up included)
      */
-    static String render(GeneratorArgs a, Generator.Result r, long startMs, double flushS,
+    static String render(GeneratorArgs a, Generator.Result r, long startMs, double flushS, double runCpuS,
                          Map<String, Double> producerMetrics, long sendErrors, String firstError) {
         List<String> topics = a.topics;
         StringBuilder perTopic = new StringBuilder("{");
@@ -55,6 +55,9 @@ final class Summary {
                 {"start_ms", Long.toString(startMs)},
                 {"record_key", Json.str("none")},
                 {"compression", Json.str(a.compression)},
+                {"pack_bytes", Integer.toString(a.packBytes)},
+                // CPU time of the whole JVM (sending thread, producer I/O thread, GC, JIT) during the run
+                {"run_cpu_s", Json.num(runCpuS)},
                 {"warmup_s", Json.num(a.warmupMs / 1000.0)},
                 // send() blocked for lack of buffer space: the broker, not the generator, set the pace
                 {"producer_blocked_s", Json.num(metric(producerMetrics, "bufferpool-wait-time-ns-total") / 1e9)},

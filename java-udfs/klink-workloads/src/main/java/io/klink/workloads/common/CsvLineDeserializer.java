@@ -3,14 +3,12 @@ package io.klink.workloads.common;
 import io.klink.metrics.Envelope;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
  * A CSV record whose last column is the event time (ms, appended by klink-generator): keeps the line as the
  * key and reads the event time only, so the parse is its own (query-attributable) operator.
  */
-public final class CsvLineDeserializer implements DeserializationSchema<Envelope> {
+public final class CsvLineDeserializer extends LineEventsDeserializer {
 
     private final String what;
 
@@ -20,22 +18,12 @@ public final class CsvLineDeserializer implements DeserializationSchema<Envelope
     }
 
     @Override
-    public Envelope deserialize(byte[] message) throws IOException {
-        String line = new String(message, StandardCharsets.US_ASCII);
+    protected Envelope parse(byte[] bytes, int offset, int length) throws IOException {
+        String line = new String(bytes, offset, length, StandardCharsets.US_ASCII);
         try {
             return Envelope.data(line, Long.parseLong(line.substring(line.lastIndexOf(',') + 1).trim()), 0);
         } catch (NumberFormatException e) {
             throw new IOException(what + " lacks an event time in its last column: " + line);
         }
-    }
-
-    @Override
-    public boolean isEndOfStream(Envelope nextElement) {
-        return false;
-    }
-
-    @Override
-    public TypeInformation<Envelope> getProducedType() {
-        return QueryPipelines.ENVELOPES;
     }
 }

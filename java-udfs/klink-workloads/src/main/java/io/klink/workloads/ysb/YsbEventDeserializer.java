@@ -1,9 +1,8 @@
 package io.klink.workloads.ysb;
 
 import io.klink.metrics.Envelope;
+import io.klink.workloads.common.LineEventsDeserializer;
 import java.io.IOException;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
@@ -12,7 +11,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
  * Parses a YSB ad event (JSON) into a DATA envelope keyed by ad id, value = event type code. Streaming
  * parse (no tree, no POJO binding): only ad_id, event_type and event_time are kept — YSB's projection.
  */
-public class YsbEventDeserializer implements DeserializationSchema<Envelope> {
+public class YsbEventDeserializer extends LineEventsDeserializer {
 
     public static final long VIEW = 0;
     public static final long CLICK = 1;
@@ -22,14 +21,14 @@ public class YsbEventDeserializer implements DeserializationSchema<Envelope> {
     private transient JsonFactory json;
 
     @Override
-    public Envelope deserialize(byte[] message) throws IOException {
+    protected Envelope parse(byte[] message, int offset, int length) throws IOException {
         if (json == null) {
             json = new JsonFactory();
         }
         String adId = null;
         long eventType = OTHER;
         long eventTime = Long.MIN_VALUE;
-        try (JsonParser parser = json.createParser(message)) {
+        try (JsonParser parser = json.createParser(message, offset, length)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("YSB event is not a JSON object");
             }
@@ -45,7 +44,7 @@ public class YsbEventDeserializer implements DeserializationSchema<Envelope> {
             }
         }
         if (adId == null || eventTime == Long.MIN_VALUE) {
-            throw new IOException("YSB event lacks ad_id or event_time: " + new String(message));
+            throw new IOException("YSB event lacks ad_id or event_time: " + new String(message, offset, length));
         }
         return Envelope.data(adId, eventTime, eventType);
     }
@@ -57,15 +56,5 @@ public class YsbEventDeserializer implements DeserializationSchema<Envelope> {
             case "purchase" -> PURCHASE;
             default -> OTHER;
         };
-    }
-
-    @Override
-    public boolean isEndOfStream(Envelope nextElement) {
-        return false;
-    }
-
-    @Override
-    public TypeInformation<Envelope> getProducedType() {
-        return TypeInformation.of(Envelope.class);
     }
 }
