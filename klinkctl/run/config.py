@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -54,6 +55,7 @@ class BenchConfig:
     memory_bound: float = 0.8
     cores: int | None = None  # None = every core the TaskManager has
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
+    enforce: str = "pause"  # how the scheduler holds back tasks it did not choose: pause, or priority (nice 19)
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
     k: int = 5  # kmeans: clusters per window
@@ -156,6 +158,11 @@ class BenchConfig:
             raise KlinkError(f"--memory-bound must be in (0, 1], e.g. 0.8, got {self.memory_bound}")
         if self.cores is not None and self.cores < 1:
             raise KlinkError(f"--cores must be at least 1, got {self.cores}")
+        if self.enforce not in ENFORCEMENTS:
+            raise KlinkError(f"--enforce must be one of {', '.join(ENFORCEMENTS)}, got {self.enforce!r}")
+        if self.enforce == "priority" and os.geteuid() != 0:
+            raise KlinkError("--enforce priority lowers task threads' OS priority, which needs root; "
+                             "use --enforce pause")
 
     def network_delay(self) -> DelayModel:
         return parse_delay(self.delay)
@@ -172,6 +179,8 @@ class BenchConfig:
             params["C"] = self.cores
         if self.strict_slack:
             params["strict"] = "true"
+        if self.enforce != "pause":
+            params["enforce"] = self.enforce
         return params
 
     def to_dict(self) -> dict:
@@ -207,6 +216,9 @@ def check_debs_csv(path: Path, workload: str) -> None:
             raise KlinkError(f"--data {path} is not a DEBS 2015 trip CSV: {DEBS_COLUMNS[i]} of its first trip "
                              f"is {cells[i]!r}, not a number") from None
 
+
+#: klink-agent Enforcement: pause (suspend the mailbox, the paper's §5) or priority (nice 19, work-conserving).
+ENFORCEMENTS = ("pause", "priority")
 
 _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",

@@ -80,12 +80,19 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "blob.storage.directory": str(tmp / "blob"),
         "env.stdout-err.redirect-to-file": True,
         "env.java.opts.all": f"{_shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
-        "env.java.opts.taskmanager": f"-javaagent:{installed_agent_jar(spec)}=statusDir={agent_status_dir(spec)}",
+        "env.java.opts.taskmanager": " ".join([
+            f"-javaagent:{installed_agent_jar(spec)}=statusDir={agent_status_dir(spec)}", *_PRIORITY_OPTS]),
         "python.executable": sys.executable,
         "python.client.executable": sys.executable,
     }
     config.update(spec.extra_flink_config)
     return config
+
+
+# Thread.setPriority is ignored by HotSpot on Linux unless ThreadPriorityPolicy=1, which needs root (or
+# CAP_SYS_NICE); Java priority 1 then maps to nice 19. The scheduler's `--enforce priority` demotes the task
+# threads it did not choose that way (klink-agent Enforcement); unprivileged, the JVM would warn at start.
+_PRIORITY_OPTS = ["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority1_To_OSPriority=19"] if os.geteuid() == 0 else []
 
 
 def write_conf_dir(spec: StackSpec, artifacts: Artifacts) -> Path:

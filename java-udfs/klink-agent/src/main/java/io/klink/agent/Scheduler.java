@@ -26,8 +26,8 @@ import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
- * The scheduling cycle (paper §5): collect per-task data, ask the policy, pause the rest, resume the
- * chosen. One instance per TaskManager, driven by {@link SchedulerThread}; everything here runs on
+ * The scheduling cycle (paper §5): collect per-task data, ask the policy, pause (or, with
+ * {@link Enforcement#PRIORITY}, demote) the rest, resume the chosen. One instance per TaskManager, driven by {@link SchedulerThread}; everything here runs on
  * that one thread.
  */
 public final class Scheduler {
@@ -48,6 +48,7 @@ public final class Scheduler {
     private SchedulingPolicy policy;
     private long cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
     private int maxRunning;
+    private Enforcement enforcement = Enforcement.PAUSE;
     private CsvAppender csv;
     private CsvAppender estimatorCsv;
     private long cycles;
@@ -100,6 +101,11 @@ public final class Scheduler {
         }
         SchedulingPolicy p = Policies.create(next.policy(), next.params());
         PolicyConfig config = PolicyConfig.parse(next.params());
+        Enforcement e = Enforcement.parse(next.params().get("enforce"));
+        if (e == Enforcement.PRIORITY && !Enforcement.priorityWorks()) {
+            throw new IllegalArgumentException("enforce=priority: Thread.setPriority does not change OS priorities"
+                    + " here (the TaskManager needs -XX:ThreadPriorityPolicy=1 and root or CAP_SYS_NICE)");
+        }
         if (p.neverPauses()) {
             control = next;
             return;
@@ -112,6 +118,7 @@ public final class Scheduler {
             h.lastIn = h.lastOut = h.lastCpuNs = -1;
         }
         policy = p;
+        enforcement = e;
         control = next;
         cycleMs = config.cycleMs();
         maxRunning = next.params().containsKey("C") ? config.cores() : defaultCores;
@@ -126,7 +133,7 @@ public final class Scheduler {
         TaskGate.setActive(false);
         int resumed = 0;
         for (TaskHandle h : registry.get()) {
-            if (h.resume()) {
+            if (h.resume() | h.promote()) {
                 resumed++;
             }
         }
@@ -137,6 +144,7 @@ public final class Scheduler {
                     + maxReporting + " tasks reported window progress");
         }
         policy = null;
+        enforcement = Enforcement.PAUSE;
         control = ControlFile.DEFAULT;
         cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
         maxRunning = defaultCores;
@@ -179,13 +187,18 @@ public final class Scheduler {
         for (TaskHandle h : handles) {
             if (run.contains(h.info.taskId())) {
                 h.resume();
+                h.promote();
                 running++;
                 if (decisions.length() > 0) {
                     decisions.append(';');
                 }
                 decisions.append(h.label);
             } else {
-                h.requestPause();
+                if (enforcement == Enforcement.PRIORITY) {
+                    h.demote();
+                } else {
+                    h.requestPause();
+                }
                 paused++;
             }
         }

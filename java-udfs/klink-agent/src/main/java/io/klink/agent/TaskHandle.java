@@ -22,6 +22,8 @@ public final class TaskHandle {
     final Thread thread;
     final TaskProbe probe;
     volatile boolean pauseRequested;
+    /** Scheduler thread only: the task thread's Java priority was lowered by {@link #demote()}. */
+    private boolean demoted;
     final AtomicReference<MailboxDefaultAction.Suspension> suspension = new AtomicReference<>();
 
     /** Times the task suspended itself (written by the task thread only; read for logs). */
@@ -83,6 +85,28 @@ public final class TaskHandle {
             return true;
         }
         return false;
+    }
+
+    /** Scheduler thread: the task keeps running, at the lowest OS priority ({@link Enforcement#PRIORITY}). */
+    public void demote() {
+        if (!demoted) {
+            thread.setPriority(Thread.MIN_PRIORITY);
+            demoted = true;
+        }
+    }
+
+    /** Scheduler thread: back to normal priority; returns true if the task was demoted. */
+    public boolean promote() {
+        if (!demoted) {
+            return false;
+        }
+        thread.setPriority(Thread.NORM_PRIORITY);
+        demoted = false;
+        return true;
+    }
+
+    public boolean isDemoted() {
+        return demoted;
     }
 
     public boolean isPauseRequested() {

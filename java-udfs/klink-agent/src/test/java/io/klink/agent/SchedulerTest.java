@@ -150,4 +150,46 @@ class SchedulerTest {
         thread.poll();
         assertFalse(scheduler.active());
     }
+
+    @Test
+    void priorityEnforcementDemotesTheTasksNotChosenInsteadOfPausingThem(@TempDir Path runDir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Enforcement.priorityWorks(),
+                "this JVM ignores thread priorities (needs -XX:ThreadPriorityPolicy=1 and root)");
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(60_000);
+                } catch (InterruptedException e) {
+                    // test over
+                }
+            });
+            t.start();
+            threads.add(t);
+            handles.add(new TaskHandle(new TaskInfo("t" + i, "q0" + i, "q0" + i + "/window", 0, -1, false, true,
+                    false, List.of()), t, new FakeProbe()));
+        }
+        try {
+            scheduler.apply(new ControlFile("rr", Map.of("C", "1", "enforce", "priority"), runDir));
+            List<String> chosen = scheduler.cycle(1000);
+            assertEquals(1, chosen.size());
+            for (TaskHandle h : handles) {
+                boolean run = chosen.contains(h.info().taskId());
+                assertFalse(h.isPauseRequested(), "nobody is paused");
+                assertEquals(run ? Thread.NORM_PRIORITY : Thread.MIN_PRIORITY, h.thread.getPriority());
+            }
+            scheduler.deactivate();
+            assertTrue(threads.stream().allMatch(t -> t.getPriority() == Thread.NORM_PRIORITY));
+        } finally {
+            threads.forEach(Thread::interrupt);
+        }
+    }
+
+    @Test
+    void anUnknownEnforcementLeavesTheSchedulerOnDefault(@TempDir Path runDir) {
+        addTasks(1);
+        assertThrows(IllegalArgumentException.class,
+                () -> scheduler.apply(new ControlFile("rr", Map.of("enforce", "freeze"), runDir)));
+        assertFalse(scheduler.active());
+    }
 }
