@@ -90,9 +90,11 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
 
 
 # Thread.setPriority is ignored by HotSpot on Linux unless ThreadPriorityPolicy=1, which needs root (or
-# CAP_SYS_NICE); Java priority 1 then maps to nice 19. The scheduler's `--enforce priority` demotes the task
-# threads it did not choose that way (klink-agent Enforcement); unprivileged, the JVM would warn at start.
-_PRIORITY_OPTS = ["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority1_To_OSPriority=19"] if os.geteuid() == 0 else []
+# CAP_SYS_NICE). Java priority 1 then maps to nice 19 and every other one to nice 0, so that only threads at
+# priority 1 change: task threads the scheduler's `--enforce priority` demotes (klink-agent Enforcement), and
+# Flink's metric query service, which asks for priority 1 itself. Unprivileged, the JVM would warn at start.
+_PRIORITY_OPTS = (["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority1_To_OSPriority=19",
+                   *(f"-XX:JavaPriority{p}_To_OSPriority=0" for p in range(2, 11))] if os.geteuid() == 0 else [])
 
 
 def write_conf_dir(spec: StackSpec, artifacts: Artifacts) -> Path:
