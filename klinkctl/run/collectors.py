@@ -41,6 +41,15 @@ def query_of(vertex_name: str) -> str:
     return vertex_name.removeprefix("Source: ").split("/", 1)[0]
 
 
+def source_events_metric(vertex: str) -> str | None:
+    """For a source task ("Source: q00/source -> q00/markers -> ..."), the source operator's numRecordsOut:
+    the events it emitted. The task's own numRecordsIn counts Kafka records, and a record holds every event
+    of one generator send burst (docs/workloads.md)."""
+    if not vertex.startswith("Source: "):
+        return None
+    return "Source__" + vertex.removeprefix("Source: ").split(" -> ")[0] + ".numRecordsOut"
+
+
 class CsvTable:
     """An append-only CSV with a fixed header; every write is flushed."""
 
@@ -164,12 +173,14 @@ class ResourceSampler(threading.Thread):
         try:
             vertices = flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]
             for vertex in vertices:
+                events_read = source_events_metric(vertex["name"])
                 metrics = flink.rest_get(
                     self.spec, f"/jobs/{self.job_id}/vertices/{vertex['id']}/subtasks/metrics"
-                               "?get=numRecordsIn,numRecordsOut&agg=sum")
+                               f"?get=numRecordsIn,numRecordsOut{',' + events_read if events_read else ''}&agg=sum")
                 counts = {m["id"]: m.get("sum") for m in metrics}
-                if "numRecordsIn" in counts and "numRecordsOut" in counts:
-                    self._write_rate(now, vertex["name"], counts["numRecordsIn"], counts["numRecordsOut"])
+                records_in = counts.get(events_read) if events_read else counts.get("numRecordsIn")
+                if records_in is not None and "numRecordsOut" in counts:
+                    self._write_rate(now, vertex["name"], records_in, counts["numRecordsOut"])
         except (urllib.error.URLError, OSError, KeyError, ValueError):
             return  # the job may be ending; a missing sample is not worth failing the run for
         self.throughput.flush()
