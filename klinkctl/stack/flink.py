@@ -93,8 +93,14 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
 # CAP_SYS_NICE). Java priority 1 then maps to nice 19 and every other one to nice 0, so that only threads at
 # priority 1 change: task threads the scheduler's `--enforce priority` demotes (klink-agent Enforcement), and
 # Flink's metric query service, which asks for priority 1 itself. Unprivileged, the JVM would warn at start.
-_PRIORITY_OPTS = (["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority1_To_OSPriority=19",
-                   *(f"-XX:JavaPriority{p}_To_OSPriority=0" for p in range(2, 11))] if os.geteuid() == 0 else [])
+def priority_opts(root: bool) -> list[str]:
+    if not root:
+        return []
+    return ["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority1_To_OSPriority=19",
+            *(f"-XX:JavaPriority{p}_To_OSPriority=0" for p in range(2, 11))]
+
+
+_PRIORITY_OPTS = priority_opts(root=os.geteuid() == 0)
 
 
 def write_conf_dir(spec: StackSpec, artifacts: Artifacts) -> Path:

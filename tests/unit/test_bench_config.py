@@ -150,3 +150,14 @@ def test_a_core_list_written_as_a_bare_number_in_yaml_still_pins(tmp_path):
     config_file = tmp_path / "pinned.yaml"
     config_file.write_text("generator-cpus: 0\n")  # YAML: the integer 0, which must not read as "not pinned"
     assert resolve(config_file, {}).generator_cpus == "0"
+
+
+def test_priority_enforcement_reaches_the_agent_only_when_asked_for_and_needs_root(monkeypatch):
+    assert "enforce" not in resolve(None, {"policy": "klink"}).scheduler_params()
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    assert resolve(None, {"policy": "klink", "enforce": "priority"}).scheduler_params()["enforce"] == "priority"
+    with pytest.raises(KlinkError, match="--enforce must be one of pause, priority, got 'freeze'"):
+        resolve(None, {"enforce": "freeze"})
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    with pytest.raises(KlinkError, match="needs root; use --enforce pause"):
+        resolve(None, {"policy": "klink", "enforce": "priority"})
