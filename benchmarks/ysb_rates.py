@@ -9,6 +9,7 @@ Flink share the machine's 2 cores: the figures are for this machine as a whole.
 
 With --policies default,klink,... every rate runs under each policy (same seed, same load, same delay)
 and the table adds each policy's mean/p99 ratio to default at that rate (the paper's Klink/Default).
+`klink:priority` runs a policy with `--enforce priority` (tasks not chosen demoted to nice 19, not paused).
 
 With --markers-off-too, each run is repeated with blocking latency markers disabled, side by side, to
 measure the markers' overhead (throughput and TaskManager CPU with and without them).
@@ -33,9 +34,12 @@ import pandas as pd
 
 def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespace, markers: bool,
         policy: str) -> dict:
-    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), "--policy", policy,
+    name, _, enforce = policy.partition(":")
+    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), "--policy", name,
                "--queries", str(args.queries), "--rate", str(rate), "--duration", args.duration,
                "--warmup", args.warmup, "--window", args.window, "--delay", args.delay]
+    if enforce:
+        command += ["--enforce", enforce]
     if not markers:
         command += ["--marker-interval", "0"]
     if state_dir:
@@ -78,7 +82,8 @@ def main() -> None:
     parser.add_argument("--delay", default="const:0ms")
     parser.add_argument("--state-dir", default=None)
     parser.add_argument("--markers-off-too", action="store_true")
-    parser.add_argument("--policies", default="default", help="comma-separated, e.g. default,rr,klink")
+    parser.add_argument("--policies", default="default", help="comma-separated, e.g. default,rr,klink; "
+                        "POLICY:ENFORCEMENT picks how it holds tasks back, e.g. klink:priority (default: pause)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bench-args", default="", help="more `klinkctl bench` options for every run, "
                         "e.g. '--cores 2 --generator-cpus 0'")
@@ -107,7 +112,7 @@ def main() -> None:
     print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
           f"medians of {args.reps} runs; bench options: {args.bench_args or '-'}; "
           f"Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
-    print(f"{'rate/query':>10} {'markers':>7} {'policy':>10} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
+    print(f"{'rate/query':>10} {'markers':>7} {'policy':>16} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
           f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'no win':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
           f"{'cycle us':>8} {'klink in':>8} {'lr in':>6}")
     for (rate, markers, policy), runs in rows.items():
@@ -116,7 +121,7 @@ def main() -> None:
         base = rows.get((rate, markers, "default"))
         ratios = (f"{med(runs, 'mean') / med(base, 'mean'):>8.2f} {med(runs, 'p99') / med(base, 'p99'):>8.2f} "
                   f"{med(runs, 'flink') / med(base, 'flink'):>7.3f}" if base else f"{'-':>8} {'-':>8} {'-':>7}")
-        print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>10} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
+        print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>16} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
               f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {windowless:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "
               f"{med(runs, 'klink_inside'):>8.2f} {med(runs, 'lr_inside'):>6.2f}")
