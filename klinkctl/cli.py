@@ -229,6 +229,8 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "--slide, so its deadlines come 3x as often (the paper's stressed LRB).")
 @click.option("--accidents", type=str, help="lrb: accidents started per minute per query (seeded; 0 = none). [2]")
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
+@click.option("--pack-bytes", type=str, help="Generator: the events a query gets in one send burst travel in one "
+              "Kafka record of at most this many bytes (no event waits); 0 = one record per event. [65536]")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench

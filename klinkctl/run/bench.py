@@ -138,7 +138,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
                                   config.seed, config.network_delay().spec, config.gaps().generator_arg,
                                   workload.generator_args(config), start_at_ms, GENERATOR_WARMUP_MS, run_dir,
-                                  config.generator_cpus, netem.generator_namespace(spec.state_dir))
+                                  config.generator_cpus, netem.generator_namespace(spec.state_dir),
+                                  config.pack_bytes)
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
     except KeyboardInterrupt:

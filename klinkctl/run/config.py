@@ -57,6 +57,7 @@ class BenchConfig:
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     enforce: str = "pause"  # how the scheduler holds back tasks it did not choose: pause, or priority (nice 19)
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
+    pack_bytes: int = 65536  # events of one send burst per Kafka record, up to this size; 0 = a record per event
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
     k: int = 5  # kmeans: clusters per window
     kmeans_iterations: int = 20  # kmeans: at most this many Lloyd iterations per window
@@ -90,6 +91,7 @@ class BenchConfig:
         self.network_delay()
         self.gaps()
         self._validate_scheduler()
+        self._validate_generator()
         if self.generator_cpus:
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
         if self.data:
@@ -146,6 +148,11 @@ class BenchConfig:
         elif sliding and (self.slide_ms <= 0 or self.window_ms % self.slide_ms):
             raise KlinkError(f"--window ({self.window_ms} ms) must be a multiple of a positive --slide "
                              f"({self.slide_ms} ms)")
+
+    def _validate_generator(self) -> None:
+        if not 0 <= self.pack_bytes <= MAX_PACK_BYTES:
+            raise KlinkError(f"--pack-bytes must be 0 (one Kafka record per event) to {MAX_PACK_BYTES}, "
+                             f"got {self.pack_bytes}")
 
     def _validate_scheduler(self) -> None:
         if self.cycle_ms <= 0:
@@ -217,6 +224,8 @@ def check_debs_csv(path: Path, workload: str) -> None:
                              f"is {cells[i]!r}, not a number") from None
 
 
+#: klink-generator's --pack-bytes limit (GeneratorArgs.MAX_PACK_BYTES: below the producer's max request).
+MAX_PACK_BYTES = 512 * 1024
 #: klink-agent Enforcement: pause (suspend the mailbox, the paper's §5) or priority (nice 19, work-conserving).
 ENFORCEMENTS = ("pause", "priority")
 
@@ -225,7 +234,7 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
                     "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle", "substream_ms": "substream"}
 
 
-_INT_FIELDS = {"queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history",
+_INT_FIELDS = {"pack_bytes", "queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history",
                "k", "kmeans_iterations"}
 _FLOAT_FIELDS = {"confidence", "memory_bound", "error", "accidents"}
 _BOOL_FIELDS = {"strict_slack", "accuracy", "stressed"}

@@ -161,3 +161,9 @@ def test_priority_enforcement_reaches_the_agent_only_when_asked_for_and_needs_ro
     monkeypatch.setattr("os.geteuid", lambda: 1000)
     with pytest.raises(KlinkError, match="needs root; use --enforce pause"):
         resolve(None, {"policy": "klink", "enforce": "priority"})
+
+
+def test_pack_bytes_is_refused_beyond_what_one_producer_request_holds():
+    assert resolve(None, {"pack_bytes": "0"}).pack_bytes == 0
+    with pytest.raises(KlinkError, match="--pack-bytes must be 0 .one Kafka record per event. to 524288, got 600000"):
+        resolve(None, {"pack_bytes": "600000"})
