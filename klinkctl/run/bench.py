@@ -149,7 +149,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         progress("stopping generator, job and collectors")
         _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
     if config.measures_accuracy:
-        accuracy.write_error_table(run_dir, config.sampler, config.error)
+        accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
     if status == "completed" and not scheduler_ran(config, run_dir):
         status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                     "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
