@@ -216,8 +216,9 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--campaigns", type=str, help="ysb: campaigns (window keys), each with 10 ads. [100]")
 @click.option("--data", type=str, help="nyt: replay this DEBS 2015 trip CSV (17 columns; first 500 000 rows, "
               "cyclically) instead of synthetic trips. [synthetic]")
-@click.option("--sampler", type=str, help="Sampling / stream progress in front of each window (ysb, nyt, kmeans): aion, "
-              "aion-minus, kslack, aq-kslack, or none (the job's bounded-out-of-orderness watermarks). [none]")
+@click.option("--sampler", type=str, help="Sampling / stream progress in front of each window (ysb, nyt, "
+              "kmeans): aion, aion-minus, kslack, aq-kslack, or none (the job's bounded-out-of-orderness "
+              "watermarks). [none]")
 @click.option("--error", type=str, help="Sampler: relative error target r_thr of each window's result. [0.05]")
 @click.option("--substream", type=str, help="Sampler: sub-stream length f, a divisor of --window "
               "(nyt: and of --slide). [600ms; nyt: 500ms]")

@@ -122,7 +122,8 @@ fixed: {window: 3s}
 grid: {workload: [ysb, nyt, kmeans], sampler: [kslack, aion]}
 """)
     assert [(r.config.workload, r.config.sampler) for r in runs] == [
-        ("ysb", "kslack"), ("ysb", "aion"), ("nyt", "kslack"), ("nyt", "aion"), ("kmeans", "kslack"), ("kmeans", "aion")]
+        ("ysb", "kslack"), ("ysb", "aion"), ("nyt", "kslack"), ("nyt", "aion"),
+        ("kmeans", "kslack"), ("kmeans", "aion")]
     nyt = runs[2].config
     assert (nyt.window_ms, nyt.slide_ms, nyt.substream_ms) == (3000, 1000, 500)  # nyt's slide and sub-streams
     assert (runs[0].config.slide_ms, runs[0].config.substream_ms) == (0, 600)
@@ -174,7 +175,8 @@ def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
     ("workload: ysb\ngrid: {delay: ['exp:240ms', 'exp:fast']}", r"run 2 \(delay=exp:fast\): malformed delay spec"),
     ("workload: ysb\nfixed: {seed: 3}", r"fixed: 'seed' is not a sweep setting; .*base-seed"),
     ("workload: ysb\nfixed: {workload: nyt}", r"fixed: 'workload' is not a sweep setting; give the workload at the top"),
-    ("fixed: {window: 3s}\ngrid: {workload: [ysb, lrb], sampler: [aion]}", r"run 2 \(workload=lrb, sampler=aion\): --sampler/--accuracy need"),
+    ("fixed: {window: 3s}\ngrid: {workload: [ysb, lrb], sampler: [aion]}",
+     r"run 2 \(workload=lrb, sampler=aion\): --sampler/--accuracy need"),
     ("workload: ysb\nfixed: {duration: 10s}\ngrid: {duration_ms: [5000]}",
      r"'duration_ms' in grid sets the same setting as 'duration' in fixed"),
     ("workload: ysb\nrepetitions: 0", r"repetitions must be at least 1, got 0"),

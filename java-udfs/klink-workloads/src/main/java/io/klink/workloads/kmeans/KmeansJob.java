@@ -15,7 +15,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * kMeans queries: points of drifting 2-D clusters (klink-generator {@code --workload kmeans}), per query
  * <pre>
- *   Kafka source -> markers -> parse -> filter(in the plane) [-> sampler] | window(k-means of the window's points) -> output -> metrics sink
+ *   Kafka source -> markers -> parse -> filter(in the plane) [-> sampler]
+ *     | window(k-means of the window's points) -> output -> metrics sink
  * </pre>
  * One window instance per query (every point has the same key): the window is the expensive operator.
  */
