@@ -1,9 +1,10 @@
 """The kMeans window's clustering (java-udfs io.klink.workloads.kmeans.Lloyd) redone in NumPy for exact results:
-weighted Lloyd's algorithm from a k-means++ start drawn with Java's SplittableRandom seeded by the window's end, so
+weighted Lloyd's algorithm from a greedy k-means++ start drawn with Java's SplittableRandom seeded by the window's end, so
 that on the same points in the same order it gives the same centroids as the Java window."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,12 +58,19 @@ def cluster(points: np.ndarray, k: int, max_iterations: int, seed: int,
 
 
 def k_means_plus_plus(points: np.ndarray, ws: np.ndarray, k: int, random: SplittableRandom) -> np.ndarray:
-    """Each next centre drawn with probability ∝ weight · squared distance to the nearest centre so far."""
+    """Greedy k-means++ (Lloyd.kMeansPlusPlus): per next centre 2 + ⌊ln k⌋ candidates drawn with probability ∝
+    weight · squared distance to the nearest centre so far; the one leaving the least weighted squared distance
+    is kept (the first on ties)."""
     centres = [points[_pick(ws, ws, random)]]
     nearest = np.full(len(points), np.inf)
+    trials = 2 + int(math.log(k)) if k > 0 else 0
     for _ in range(1, k):
         nearest = np.minimum(nearest, squared_distances(points, centres[-1][None, :])[:, 0])
-        centres.append(points[_pick(ws * nearest, ws, random)])
+        score = ws * nearest
+        candidates = [_pick(score, ws, random) for _ in range(trials)]
+        potentials = [float((ws * np.minimum(nearest, squared_distances(points, points[c][None, :])[:, 0])).sum())
+                      for c in candidates]
+        centres.append(points[candidates[int(np.argmin(potentials))]])
     return np.array(centres, dtype=float).reshape(k, 2)
 
 
