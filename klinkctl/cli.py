@@ -218,13 +218,15 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--campaigns", type=str, help="ysb: campaigns (window keys), each with 10 ads. [100]")
 @click.option("--data", type=str, help="nyt: replay this DEBS 2015 trip CSV (17 columns; first 500 000 rows, "
               "cyclically) instead of synthetic trips. [synthetic]")
-@click.option("--sampler", type=str, help="Sampling / stream progress in front of each window (ysb): aion, "
-              "aion-minus, kslack, aq-kslack, or none (the job's bounded-out-of-orderness watermarks). [none]")
+@click.option("--sampler", type=str, help="Sampling / stream progress in front of each window (ysb, nyt, "
+              "kmeans): aion, aion-minus, kslack, aq-kslack, or none (the job's bounded-out-of-orderness "
+              "watermarks). [none]")
 @click.option("--error", type=str, help="Sampler: relative error target r_thr of each window's result. [0.05]")
-@click.option("--substream", type=str, help="Sampler: sub-stream length f, a divisor of --window. [600ms]")
+@click.option("--substream", type=str, help="Sampler: sub-stream length f, a divisor of --window "
+              "(nyt: and of --slide). [600ms; nyt: 500ms]")
 @click.option("--substream-history", type=str, help="Sampler: sub-streams m its estimates look back over. [50]")
 @click.option("--accuracy", is_flag=True, default=None, help="Write error.csv: each window's relative error "
-              "against exact results computed from the generated events (always on with a sampler).")
+              "against exact results computed from the generated events (always on with a sampler; ysb, nyt, kmeans).")
 @click.option("--stressed", is_flag=True, default=None, help="lrb: the toll window (the query's last) is a third of "
               "--slide, so its deadlines come 3x as often (the paper's stressed LRB).")
 @click.option("--accidents", type=str, help="lrb: accidents started per minute per query (seeded; 0 = none). [2]")

@@ -150,7 +150,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         progress("stopping generator, job and collectors")
         _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
     if config.measures_accuracy:
-        accuracy.write_error_table(run_dir, config.sampler, config.error)
+        accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
     if status == "completed" and not scheduler_ran(config, run_dir):
         status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                     "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
@@ -231,11 +231,12 @@ def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloa
 
 def write_exact_results(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload,
                         run_dir: Path) -> None:
-    """exact.csv: query, window_end, key, exact — every window's result over every event the generator wrote
-    (the input topics), computed without Flink."""
+    """exact.csv: query, window_end, key, exact, events (+ the workload's columns, e.g. kMeans' centroid) — every
+    window's result over every event the generator wrote (the input topics), computed without Flink."""
     assert workload.exact_results is not None  # BenchConfig.validate: accuracy only for ACCURACY_WORKLOADS
     frames = []
     for query in plan.queries:
         values = kafka_io.topic_values(spec.bootstrap_servers, query.topic)
         frames.append(workload.exact_results(values, config, run_dir, query.window_offset_ms).assign(query=query.id))
-    pd.concat(frames)[["query", "window_end", "key", "exact"]].to_csv(run_dir / "exact.csv", index=False)
+    exact = pd.concat(frames)
+    exact[["query", *(c for c in exact.columns if c != "query")]].to_csv(run_dir / "exact.csv", index=False)

@@ -31,7 +31,7 @@ MARKER_COLUMNS = ["run", "policy", "query", "created_at", "output_at", "latency_
 WATERMARK_COLUMNS = ["run", "policy", "query", "watermark", "emitted_at", "output_at", "propagation_ms"]
 THROUGHPUT_COLUMNS = ["run", "policy", "time", "job_vertex", "query", "records_in_per_s", "records_out_per_s"]
 RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", "rss_bytes"]
-RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value"]
+RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields"]
 SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
                     "dropped_late"]
 
@@ -121,6 +121,8 @@ class MetricsCollector(threading.Thread):
             self.last_swm_latency_ms = row["swm_latency_ms"]
         elif kind == "marker":
             row["warmup"] = row["created_at"] < self.warmup_until_ms
+        elif kind == "result" and "fields" in row:
+            row["fields"] = json.dumps(row["fields"])  # NYT: the averages; kMeans: the centroid
         if kind in self.tables:
             self.tables[kind].write({**self.labels, **row})
 

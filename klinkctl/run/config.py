@@ -16,8 +16,9 @@ from klinkctl.units import duration_ms
 
 WORKLOADS = ("ysb", "nyt", "lrb", "kmeans")
 #: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
-#: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis').
-WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000},
+#: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis'; a
+#: sampler's sub-streams must divide NYT's 1 s slide, so 500 ms there).
+WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000, "substream_ms": 500},
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
@@ -27,7 +28,7 @@ POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
 #: bounded-out-of-orderness watermarks, every event counted.
 SAMPLERS = ("none", "aion", "aion-minus", "kslack", "aq-kslack")
 #: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
-ACCURACY_WORKLOADS = ("ysb",)
+ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans")
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,9 @@ class BenchConfig:
         if self.sampler != "none" and (self.substream_ms <= 0 or self.window_ms % self.substream_ms):
             raise KlinkError(f"--substream ({self.substream_ms} ms) must be positive and divide --window "
                              f"({self.window_ms} ms), e.g. --window 3s --substream 600ms")
+        if self.sampler != "none" and self.slide_ms and self.slide_ms % self.substream_ms:
+            raise KlinkError(f"--substream ({self.substream_ms} ms) must divide --slide ({self.slide_ms} ms): each "
+                             f"sliding window is made of whole sub-streams, e.g. --slide 1s --substream 500ms")
 
     def sampler_settings(self) -> dict | None:
         """The job config's sampler (io.klink.workloads.common.QueryPipelines.Sampler), None without one."""

@@ -42,7 +42,10 @@ DEFAULT_BASE_SEED = 42  # bench's default seed: repetition 1 of a sweep = a plai
 SWEEP_KEYS = ("name", "workload", "repetitions", "base-seed", "fixed", "grid")
 #: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
 RESERVED_FIELDS = {"seed": "the seed is base-seed + repetition - 1; set base-seed at the top level",
-                   "workload": "give the workload at the top level (workload: ysb)"}
+                   "workload": "give the workload at the top level (workload: ysb) or as a grid axis "
+                               "(grid: {workload: [ysb, nyt]})"}
+#: Reserved settings a grid may still vary: several workloads in one sweep, each with its own defaults.
+GRID_AXES = {"workload"}
 #: Per run, besides the lead, the events and the drain: topics, job submission, teardown, the ingestion-delay
 #: sample, summary (measured 2026-11-22: 4 x 60 000 events/s for 25 s took 55-60 s from start to summary.json,
 #: lead + events + drain = 36 s). The progress bar's ETA corrects it with the runs' actual times.
@@ -97,14 +100,16 @@ def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | 
         raise KlinkError(f"{source}: unknown key {unknown[0]!r}; valid: {', '.join(SWEEP_KEYS)} (bench settings go "
                          "under fixed: or grid:)")
     top = {str(key).replace("_", "-"): value for key, value in raw.items()}
-    if "workload" not in top:
-        raise KlinkError(f"{source}: no workload (e.g. workload: ysb)")
+    grid = _grid(top.get("grid"), source)
+    if "workload" not in top and "workload" not in grid:
+        raise KlinkError(f"{source}: no workload (e.g. workload: ysb, or grid: {{workload: [ysb, nyt]}})")
     spec = SweepSpec(
-        name=_sweep_name(top.get("name", default_name), source), workload=str(top["workload"]),
+        name=_sweep_name(top.get("name", default_name), source),
+        workload=str(top.get("workload", grid.get("workload", [""])[0])),
         repetitions=_positive_int(repetitions if repetitions is not None else top.get("repetitions", DEFAULT_REPETITIONS),
                                   f"{source}: repetitions"),
         base_seed=_integer(top.get("base-seed", DEFAULT_BASE_SEED), f"{source}: base-seed"),
-        fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=_grid(top.get("grid"), source))
+        fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=grid)
     _check_settings(spec, source)
     return spec
 
@@ -142,8 +147,9 @@ def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spe
              fixed: dict[str, Any], source: str) -> PlannedRun:
     point = _bench_fields(params, f"{source} (grid)")
     try:
-        defaults = WORKLOAD_DEFAULTS.get(spec.workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
-        config = BenchConfig(**{**defaults, **fixed, **point, "workload": spec.workload, "seed": seed}).validate()
+        workload = str(point.get("workload", spec.workload))  # a grid axis wins over the top level
+        defaults = WORKLOAD_DEFAULTS.get(workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
+        config = BenchConfig(**{**defaults, **fixed, **point, "workload": workload, "seed": seed}).validate()
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
     except TypeError as error:
@@ -184,7 +190,7 @@ def _check_settings(spec: SweepSpec, source: str) -> None:
     for where, settings in (("fixed", spec.fixed), ("grid", {k: v[0] for k, v in spec.grid.items()})):
         for key, value in settings.items():
             name = _field(key, value, f"{source} ({where})")
-            if name in RESERVED_FIELDS:
+            if name in RESERVED_FIELDS and not (where == "grid" and name in GRID_AXES):
                 raise KlinkError(f"{source}: {where}: {key!r} is not a sweep setting; {RESERVED_FIELDS[name]}")
             if name in seen:
                 raise KlinkError(f"{source}: {key!r} in {where} sets the same setting as {seen[name]}; give it once")

@@ -40,7 +40,7 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     into results/<sweep-id>/<run-id>/ with an index.csv of every run and its status.
 
     \b
-    workload: ysb              # required
+    workload: ysb              # required, unless the grid varies it: grid: {workload: [ysb, nyt]}
     name: fig6a                # optional: sweep directory name (default: the file's)
     repetitions: 3             # default 3 (the paper: 10); seed = base-seed + repetition - 1
     base-seed: 42              # repetition k of every grid point uses the same seed

@@ -1,5 +1,5 @@
 """Workloads `klinkctl bench` runs, by name: each a module with JAVA_BUILDER, write_job_config, generator_args,
-event_time and exact_results."""
+event_time, exact_results and window_errors."""
 
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ class Workload(Protocol):
     #: (every generated event's value, config, run dir, window offset) -> exact window results (window_end,
     #: key, exact), computed without Flink; None where the workload has none (no --sampler/--accuracy).
     exact_results: Callable[[Iterable[bytes], BenchConfig, Path, int], pd.DataFrame] | None
+
+    #: (results.csv, exact.csv) -> each window's relative error (klinkctl.results.accuracy.WindowErrors).
+    window_errors: Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame] | None
 
 
 def get(name: str) -> Workload:

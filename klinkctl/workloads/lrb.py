@@ -11,6 +11,7 @@ JAVA_BUILDER = "io.klink.workloads.lrb.LrbJob"
 event_time = common.last_column_event_time  # appended after the LR position report
 #: No exact window results yet, so no --sampler/--accuracy (run.config.ACCURACY_WORKLOADS).
 exact_results = None
+window_errors = None
 
 #: About one expressway per 1000 reports/s, as LR's L=1 input peaks at about that rate.
 REPORTS_PER_S_PER_EXPRESSWAY = 1000

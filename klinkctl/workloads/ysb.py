@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from klinkctl import generator, kafka_io
+from klinkctl.results import accuracy
 from klinkctl.run.config import BenchConfig
 from klinkctl.workloads import common
 
@@ -44,4 +45,9 @@ def exact_results(values: Iterable[bytes], config: BenchConfig, run_dir: Path, w
     size = config.window_ms
     window_ends = event_times - np.mod(event_times - window_offset_ms, size) + size
     views = pd.DataFrame({"window_end": window_ends, "key": keys})
-    return views.groupby(["window_end", "key"]).size().rename("exact").reset_index()
+    exact = views.groupby(["window_end", "key"]).size().rename("exact").reset_index()
+    return exact.assign(events=exact["exact"])
+
+
+#: The L1 error of the views per campaign (the window's rounded weighted counts).
+window_errors: accuracy.WindowErrors = accuracy.l1_over_keys()

@@ -44,8 +44,16 @@ def test_bad_sampler_settings_are_refused(options, message):
 
 
 def test_accuracy_needs_a_workload_with_exact_results():
-    with pytest.raises(KlinkError, match="exact window results, which the harness computes for ysb only, not nyt"):
-        resolve(None, {"workload": "nyt", "sampler": "aion"})
+    with pytest.raises(KlinkError, match="exact window results, which the harness computes for ysb, nyt, kmeans only, "
+                                         "not lrb"):
+        resolve(None, {"workload": "lrb", "sampler": "aion"})
+    assert resolve(None, {"workload": "nyt", "sampler": "aion"}).substream_ms == 500  # divides the 1 s slide
+    assert resolve(None, {"workload": "kmeans", "accuracy": True}).measures_accuracy
+
+
+def test_a_sliding_windows_substreams_must_divide_its_slide():
+    with pytest.raises(KlinkError, match=r"--substream \(400 ms\) must divide --slide \(1000 ms\)"):
+        resolve(None, {"workload": "nyt", "window": "2s", "sampler": "aion", "substream": "400ms"})
 
 
 def test_the_cli_refuses_a_bad_sampler_in_one_line(tmp_path):
@@ -67,8 +75,10 @@ def test_exact_ysb_results_count_views_per_campaign_and_window(tmp_path):
     # 3 s windows offset by 500 ms: [500, 3500), [3500, 6500)
     exact = ysb.exact_results(events, BenchConfig(window_ms=3000), tmp_path, 500)
     assert exact.to_dict("records") == [
-        {"window_end": 3500, "key": "c1", "exact": 2}, {"window_end": 3500, "key": "c2", "exact": 1},
-        {"window_end": 6500, "key": "c1", "exact": 1}, {"window_end": 6500, "key": "c2", "exact": 1}]
+        {"window_end": 3500, "key": "c1", "exact": 2, "events": 2}, {"window_end": 3500, "key": "c2", "exact": 1,
+                                                                     "events": 1},
+        {"window_end": 6500, "key": "c1", "exact": 1, "events": 1}, {"window_end": 6500, "key": "c2", "exact": 1,
+                                                                     "events": 1}]
 
 
 def latency_rows(*windows):

@@ -115,6 +115,21 @@ def test_every_run_gets_its_bench_config_from_fixed_and_its_grid_point(tmp_path)
     assert run.label == "queries=2 policy=klink rep 1"
 
 
+def test_a_grid_can_vary_the_workload_each_with_its_own_defaults(tmp_path):
+    runs = plan(tmp_path, """
+repetitions: 1
+fixed: {window: 3s}
+grid: {workload: [ysb, nyt, kmeans], sampler: [kslack, aion]}
+""")
+    assert [(r.config.workload, r.config.sampler) for r in runs] == [
+        ("ysb", "kslack"), ("ysb", "aion"), ("nyt", "kslack"), ("nyt", "aion"),
+        ("kmeans", "kslack"), ("kmeans", "aion")]
+    nyt = runs[2].config
+    assert (nyt.window_ms, nyt.slide_ms, nyt.substream_ms) == (3000, 1000, 500)  # nyt's slide and sub-streams
+    assert (runs[0].config.slide_ms, runs[0].config.substream_ms) == (0, 600)
+    assert runs[2].params == {"workload": "nyt", "sampler": "kslack"}
+
+
 def test_grid_keys_take_the_bench_names_and_aliases(tmp_path):
     runs = plan(tmp_path, """
 workload: ysb
@@ -147,7 +162,7 @@ def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("- just a list", r"a sweep file is a mapping of name, workload, .*; got list"),
     ("workload: ysb\ngrids: {policy: [klink]}", r"unknown key 'grids'; valid: name, workload, repetitions"),
-    ("grid: {policy: [klink]}", r"no workload \(e.g. workload: ysb\)"),
+    ("grid: {policy: [klink]}", r"no workload \(e.g. workload: ysb, or grid: \{workload: \[ysb, nyt\]\}\)"),
     ("workload: ysb\ngrid: {polcy: [klink]}", r"unknown setting 'polcy' in .*grid.yaml \(grid\); valid: .*policy"),
     ("workload: ysb\nfixed: {durration: 3s}", r"unknown setting 'durration' in .*\(fixed\)"),
     ("workload: ysb\ngrid: {policy: klink}", r"grid: 'policy' must be a list of values, e.g. policy: \[klink\]"),
@@ -159,7 +174,9 @@ def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
      r"run 2 \(warmup=10s\): --warmup \(10000 ms\) must be shorter than --duration"),
     ("workload: ysb\ngrid: {delay: ['exp:240ms', 'exp:fast']}", r"run 2 \(delay=exp:fast\): malformed delay spec"),
     ("workload: ysb\nfixed: {seed: 3}", r"fixed: 'seed' is not a sweep setting; .*base-seed"),
-    ("workload: ysb\ngrid: {workload: [ysb]}", r"grid: 'workload' is not a sweep setting; give the workload at the top"),
+    ("workload: ysb\nfixed: {workload: nyt}", r"fixed: 'workload' is not a sweep setting; give the workload at the top"),
+    ("fixed: {window: 3s}\ngrid: {workload: [ysb, lrb], sampler: [aion]}",
+     r"run 2 \(workload=lrb, sampler=aion\): --sampler/--accuracy need"),
     ("workload: ysb\nfixed: {duration: 10s}\ngrid: {duration_ms: [5000]}",
      r"'duration_ms' in grid sets the same setting as 'duration' in fixed"),
     ("workload: ysb\nrepetitions: 0", r"repetitions must be at least 1, got 0"),

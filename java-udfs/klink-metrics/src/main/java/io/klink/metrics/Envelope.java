@@ -33,7 +33,8 @@ public class Envelope {
     /** DATA: workload fields beyond key/value (e.g. NYT fare, distance); RESULT: per-key aggregates (averages);
      *  SUBSTREAM: what a sampler observed and decided (see {@link #substream}). */
     public double[] fields;
-    /** DATA: how many events this one stands for (a sampler's scale-up, Aion Eq. 4.5); 1 without sampling. */
+    /** DATA: how many events this one stands for (a sampler's scale-up, Aion Eq. 4.5); 1 without sampling.
+     *  RESULT of a weighted aggregate: the unrounded weighted count (value is it rounded). */
     public double weight = 1.0;
 
     public Envelope() {}

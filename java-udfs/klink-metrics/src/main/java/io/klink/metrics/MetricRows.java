@@ -43,7 +43,8 @@ public final class MetricRows {
                         + ",\"output_at\":" + now + ",\"latency_ms\":" + (now - e.wallTime) + "}";
             case Envelope.RESULT:
                 return !recordResults ? null : "{\"type\":\"result\",\"query\":\"" + query + "\",\"window_end\":"
-                        + e.timestamp + ",\"key\":\"" + e.key + "\",\"value\":" + e.value + "}";
+                        + e.timestamp + ",\"key\":\"" + e.key + "\",\"value\":" + e.value
+                        + ",\"weight\":" + e.weight + fieldsJson(e.fields) + "}";
             case Envelope.SUBSTREAM:
                 return "{\"type\":\"substream\",\"query\":\"" + query + "\",\"substream_end\":" + e.timestamp
                         + ",\"closed_at\":" + e.wallTime + ",\"observed\":" + (long) e.fields[0]
@@ -55,6 +56,18 @@ public final class MetricRows {
             default:
                 return null;
         }
+    }
+
+    /** {@code ,"fields":[...]} of a RESULT's fields (NYT: averages; kMeans: the centroid), empty without. */
+    static String fieldsJson(double[] fields) {
+        if (fields == null) {
+            return "";
+        }
+        StringBuilder json = new StringBuilder(",\"fields\":[");
+        for (int i = 0; i < fields.length; i++) {
+            json.append(i == 0 ? "" : ",").append(Double.isFinite(fields[i]) ? Double.toString(fields[i]) : "null");
+        }
+        return json.append(']').toString();
     }
 
     /** The row for a watermark arriving here, if its probe came ahead of it. */

@@ -7,7 +7,10 @@ import java.util.TreeMap;
 
 /**
  * Event-time sliding windows (size, slide, offset) aggregating per key the event count and the averages
- * of the first {@code width} entries of {@link Envelope#fields}, with blocking latency markers.
+ * of the first {@code width} entries of {@link Envelope#fields}, with blocking latency markers. Weighted: an
+ * event counts {@link Envelope#weight} times (a sampler's scale-up, Aion Eq. 4.5), so a key's count is the sum
+ * of its events' weights and its averages are weighted means; a RESULT's value is the count rounded, its
+ * {@code weight} the count unrounded, and the FIRING's events are the events that reached the window.
  *
  * <p>Semantics follow Flink's sliding event-time windows: windows {@code [start, start + size)} with
  * {@code start = offset + k * slide}; a window fires on the first watermark {@code w >= end - 1}; empty
@@ -26,7 +29,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
     /** Window ends are {@code endOffsetMs} mod the slide (not {@code offsetMs} when the slide does not divide the size). */
     private final long endOffsetMs;
     private final int width;
-    /** pane end -> key -> {count, sum of field 0, ..., sum of field width-1} */
+    /** pane end -> key -> {weighted count, weighted sum of field 0, ..., of field width-1, events} */
     private final TreeMap<Long, Map<String, double[]>> panes = new TreeMap<>();
     private long lastFiredEnd = Long.MIN_VALUE;
 
@@ -69,11 +72,12 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
             return late();
         }
         double[] acc = panes.computeIfAbsent(pane, p -> new HashMap<>())
-                .computeIfAbsent(event.key, k -> new double[1 + width]);
-        acc[0]++;
+                .computeIfAbsent(event.key, k -> new double[2 + width]);
+        acc[0] += event.weight;
         for (int i = 0; i < width; i++) {
-            acc[1 + i] += event.fields[i];
+            acc[1 + i] += event.weight * event.fields[i];
         }
+        acc[1 + width]++;
         return true;
     }
 
@@ -87,7 +91,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
         Map<String, double[]> merged = new HashMap<>();
         for (Map<String, double[]> pane : panes.subMap(end - sizeMs, false, end, true).values()) {
             pane.forEach((key, acc) -> {
-                double[] into = merged.computeIfAbsent(key, k -> new double[1 + width]);
+                double[] into = merged.computeIfAbsent(key, k -> new double[2 + width]);
                 for (int i = 0; i < acc.length; i++) {
                     into[i] += acc[i];
                 }
@@ -96,13 +100,14 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
         long events = 0;
         for (Map.Entry<String, double[]> entry : merged.entrySet()) {
             double[] acc = entry.getValue();
-            Envelope result = Envelope.result(entry.getKey(), end, (long) acc[0]);
+            Envelope result = Envelope.result(entry.getKey(), end, Math.round(acc[0]));
+            result.weight = acc[0];
             result.fields = new double[width];
             for (int i = 0; i < width; i++) {
                 result.fields[i] = acc[1 + i] / acc[0];
             }
             out.add(result);
-            events += (long) acc[0];
+            events += (long) acc[1 + width];
         }
         out.add(firing(end - sizeMs, end, nowMs, merged.size(), events));
         lastFiredEnd = end;

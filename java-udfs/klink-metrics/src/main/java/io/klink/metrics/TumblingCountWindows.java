@@ -70,7 +70,9 @@ public final class TumblingCountWindows extends MarkerHoldingWindows {
         Map<String, double[]> counts = countsByWindowEnd.remove(end);
         long events = 0;
         for (Map.Entry<String, double[]> entry : counts.entrySet()) {
-            out.add(Envelope.result(entry.getKey(), end, Math.round(entry.getValue()[0])));
+            Envelope result = Envelope.result(entry.getKey(), end, Math.round(entry.getValue()[0]));
+            result.weight = entry.getValue()[0];
+            out.add(result);
             events += (long) entry.getValue()[1];
         }
         out.add(firing(end - sizeMs, end, nowMs, counts.size(), events));

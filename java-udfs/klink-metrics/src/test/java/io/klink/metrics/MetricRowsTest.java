@@ -42,6 +42,15 @@ class MetricRowsTest {
     }
 
     @Test
+    void recordedResultsCarryTheUnroundedWeightAndTheFields() {
+        Envelope result = Envelope.result("c1", 1000, 5);
+        result.weight = 4.5;
+        result.fields = new double[] {1.5, -2.0};
+        assertEquals("{\"type\":\"result\",\"query\":\"q00\",\"window_end\":1000,\"key\":\"c1\",\"value\":5,"
+                + "\"weight\":4.5,\"fields\":[1.5,-2.0]}", new MetricRows("q00", true).onElement(result, 2000));
+    }
+
+    @Test
     void dataResultsProduceNoRow() {
         assertNull(new MetricRows("q00").onElement(Envelope.result("c", 1000, 5), 2000));
     }

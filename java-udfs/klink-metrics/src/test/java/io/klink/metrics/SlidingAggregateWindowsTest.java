@@ -51,6 +51,29 @@ class SlidingAggregateWindowsTest {
     }
 
     @Test
+    void weightedEventsCountTheirWeightAndWeighTheAverages() {
+        // A sampler's sub-streams [0,500) and [500,1000) scaled up by 3 and 1.5; [1000,1500) by 2.
+        SlidingAggregateWindows w = new SlidingAggregateWindows(2000, 1000, 0, 1);
+        w.add(weighted(event("a", 100, 10), 3));
+        w.add(weighted(event("a", 600, 20), 1.5));
+        w.add(weighted(event("a", 1200, 40), 2));
+        Envelope first = kind(w.advance(999, 0), Envelope.RESULT).get(0);  // [-1000,1000): 3 + 1.5 = 4.5
+        assertEquals(4.5, first.weight, 1e-12);
+        assertEquals(5, first.value);  // rounded
+        assertEquals((3 * 10 + 1.5 * 20) / 4.5, first.fields[0], 1e-12);  // 13.33: weighted mean
+        List<Envelope> second = w.advance(1999, 0);  // [0,2000): every event, 6.5 in all
+        Envelope a = kind(second, Envelope.RESULT).get(0);
+        assertEquals(6.5, a.weight, 1e-12);
+        assertEquals((30 + 30 + 80) / 6.5, a.fields[0], 1e-12);  // the fare total 140 = weight × average
+        assertEquals(3, kind(second, Envelope.FIRING).get(0).value);  // events that reached the window
+    }
+
+    private static Envelope weighted(Envelope e, double weight) {
+        e.weight = weight;
+        return e;
+    }
+
+    @Test
     void equalsANaiveLoopOverEveryWindowOnSeededInput() {
         equalsANaiveLoop(3000, 1000, 250);
     }

@@ -76,8 +76,7 @@ public final class AionSampler implements StreamSampler {
         }
         double expectedSize = config.substreamSize(monitor);
         int k = config.substreamsPerWindow();
-        double windowSample = SampleSizes.windowSampleSize(z, config.error(), monitor.keyShareRelativeVariance(),
-                config.windowSize(monitor));
+        double windowSample = config.windowSampleSize(monitor, z, config.error());
         double substreamSample = Math.max(1.0, windowSample / k);  // a scale-up needs at least one event
         if (!circumventStragglers) {
             return new Sample(Math.min(1.0, substreamSample / expectedSize), 0, expectedSize, new ArrayList<>());

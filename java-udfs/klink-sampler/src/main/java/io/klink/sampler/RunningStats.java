@@ -30,4 +30,20 @@ public final class RunningStats {
     public double standardDeviation() {
         return Math.sqrt(variance());
     }
+
+    /** The statistics of every value the parts saw, as if one had seen them all (Chan et al.'s merge). */
+    public static RunningStats pooled(Iterable<RunningStats> parts) {
+        RunningStats all = new RunningStats();
+        for (RunningStats part : parts) {
+            if (part.count == 0) {
+                continue;
+            }
+            long count = all.count + part.count;
+            double delta = part.mean - all.mean;
+            all.squaredDeviations += part.squaredDeviations + delta * delta * all.count * part.count / count;
+            all.mean += delta * part.count / count;
+            all.count = count;
+        }
+        return all;
+    }
 }

@@ -5,10 +5,18 @@ import java.io.Serializable;
 /**
  * A query's sampler: the algorithm ({@link Samplers#NAMES}), the sub-stream length f (a divisor of the window),
  * the window it feeds, the error target r_thr and confidence 1 − δ, the history m of sub-streams the
- * estimates use, and the seed of its sampling decisions.
+ * estimates use, the seed of its sampling decisions, and the {@link ValueModel} of what the window aggregates.
+ * A sliding window's sub-streams must also divide its slide (checked by the workload), so every window is made
+ * of whole sub-streams.
  */
 public record SamplerConfig(String kind, long substreamMs, long windowMs, long windowOffsetMs, double error,
-                            double confidence, int history, long seed) implements Serializable {
+                            double confidence, int history, long seed, ValueModel valueModel) implements Serializable {
+
+    /** A count-per-key window's sampler (YSB). */
+    public SamplerConfig(String kind, long substreamMs, long windowMs, long windowOffsetMs, double error,
+                         double confidence, int history, long seed) {
+        this(kind, substreamMs, windowMs, windowOffsetMs, error, confidence, history, seed, ValueModel.keyCount());
+    }
 
     public SamplerConfig {
         if (substreamMs <= 0 || windowMs % substreamMs != 0) {
@@ -22,6 +30,12 @@ public record SamplerConfig(String kind, long substreamMs, long windowMs, long w
 
     public int substreamsPerWindow() {
         return (int) (windowMs / substreamMs);
+    }
+
+    /** Eq. 4.4 for the window from the monitor's history, at error {@code error}. */
+    double windowSampleSize(StreamMonitor monitor, double z, double error) {
+        return SampleSizes.windowSampleSize(z, error, valueModel.relativeVariance(monitor.history()),
+                windowSize(monitor));
     }
 
     StreamMonitor newMonitor() {

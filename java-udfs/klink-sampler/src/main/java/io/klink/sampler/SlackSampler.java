@@ -66,8 +66,7 @@ public final class SlackSampler implements StreamSampler {
             return 1.0;
         }
         double windowSize = config.windowSize(monitor);
-        double sample = SampleSizes.windowSampleSize(z, config.error() / 2, monitor.keyShareRelativeVariance(),
-                windowSize);
+        double sample = config.windowSampleSize(monitor, z, config.error() / 2);
         return Math.min(1.0, sample / windowSize);
     }
 

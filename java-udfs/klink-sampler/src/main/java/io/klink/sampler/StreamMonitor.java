@@ -3,6 +3,8 @@ package io.klink.sampler;
 import io.klink.metrics.Envelope;
 import io.klink.metrics.TumblingCountWindows;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +51,7 @@ public final class StreamMonitor {
         maxDelayMs = Math.max(maxDelayMs, delay);
         Substream substream = isClosed(end) ? history.get(end) : open(end);
         if (substream != null) {
-            substream.observe(event.key, event.timestamp, delay);
+            substream.observe(event.key, event.timestamp, delay, event.fields);
         }
     }
 
@@ -132,9 +134,8 @@ public final class StreamMonitor {
         return sizes.standardDeviation();
     }
 
-    /** cv² of a count-per-key window's value: a key's share p = 1/K has σ²/μ² = (1 − p)/p = K − 1. */
-    public double keyShareRelativeVariance() {
-        int keys = history.values().stream().mapToInt(Substream::distinctKeys).max().orElse(1);
-        return Math.max(0, keys - 1);
+    /** The closed sub-streams still in the history, oldest first. */
+    public Collection<Substream> history() {
+        return Collections.unmodifiableCollection(history.values());
     }
 }

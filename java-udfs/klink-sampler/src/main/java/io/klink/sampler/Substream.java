@@ -1,20 +1,23 @@
 package io.klink.sampler;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
  * What the statistics monitor keeps of one sub-stream (thesis §4.1.1): events observed (stragglers included,
  * also after the sub-stream was processed), their network delays, the span of their event times — the mean
  * inter-event generation gap is (last − first) / (events − 1), whatever order they arrive in — and the keys
- * seen: the value statistic of a count-per-key window, whose per-key share 1/K gives the relative variance
- * K − 1. No events are kept.
+ * seen, and the running mean and variance of each of the events' numeric fields: what the window's
+ * {@link ValueModel} estimates cv² from. No events are kept.
  */
 public final class Substream {
 
     final long end;
     final RunningStats delays = new RunningStats();
     private final Set<String> keys = new HashSet<>();
+    private final List<RunningStats> fields = new ArrayList<>();
     private long firstEventTime = Long.MAX_VALUE;
     private long lastEventTime = Long.MIN_VALUE;
 
@@ -22,9 +25,12 @@ public final class Substream {
         this.end = end;
     }
 
-    void observe(String key, long eventTime, long delayMs) {
+    void observe(String key, long eventTime, long delayMs, double[] values) {
         delays.add(delayMs);
         keys.add(key);
+        for (int i = 0; values != null && i < values.length; i++) {
+            field(i).add(values[i]);
+        }
         firstEventTime = Math.min(firstEventTime, eventTime);
         lastEventTime = Math.max(lastEventTime, eventTime);
     }
@@ -40,5 +46,13 @@ public final class Substream {
 
     public int distinctKeys() {
         return keys.size();
+    }
+
+    /** Running statistics of the events' field {@code i} (empty if no event had it). */
+    public RunningStats field(int i) {
+        while (fields.size() <= i) {
+            fields.add(new RunningStats());
+        }
+        return fields.get(i);
     }
 }

@@ -44,6 +44,17 @@ class AionSamplerTest {
     }
 
     @Test
+    void plansWithTheWindowsValueModel() {
+        SamplerConfig centroids = new SamplerConfig("aion", F, 500, 0, 0.05, 0.95, 50, 7, ValueModel.centroids(3));
+        ScriptedStream stream = new ScriptedStream();
+        stream.run(Samplers.create(centroids), 3000, 1, 2, i -> 10, 1000);
+        SubstreamReport planned = stream.substreams.get(5);
+        // cv² = k = 3: n^w = 3.841459·3 / (0.0025 + 11.524377/500) = 451.08, n_i = 90.22 → θ = 90.22/90 → 1
+        assertEquals(90.22, planned.target(), 0.01);
+        assertEquals(1.0, planned.rate(), 1e-12);
+    }
+
+    @Test
     void processesASubstreamAtItsDeadlineOnceItsSampleIsBigEnoughNotBefore() {
         ScriptedStream stream = run("aion", 2, 10, 3100);
         List<SubstreamReport> planned = stream.substreams.subList(5, stream.substreams.size() - 1);

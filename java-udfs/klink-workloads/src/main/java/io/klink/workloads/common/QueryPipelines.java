@@ -6,6 +6,7 @@ import io.klink.metrics.LatencyRecorder;
 import io.klink.metrics.MarkerInjector;
 import io.klink.sampler.SamplerConfig;
 import io.klink.sampler.SamplingOperator;
+import io.klink.sampler.ValueModel;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -87,16 +88,23 @@ public final class QueryPipelines {
 
     /**
      * The query's sampler (klink-sampler) in front of its window, if the run has one: it replaces the
-     * source's watermarks with its own and decides which events reach the window.
+     * source's watermarks with its own and decides which events reach the window. {@code value}: what the
+     * window aggregates (Eq. 4.4's cv²). A sliding window passes its slide as {@code periodMs} (a tumbling one
+     * its size): the sub-streams must divide it, so each window is made of whole sub-streams and a sub-stream's
+     * weighted sample counts in every window that contains it.
      */
     public static DataStream<Envelope> sampled(DataStream<Envelope> in, Run run, String queryId, long windowMs,
-                                               long windowOffsetMs) {
+                                               long periodMs, long windowOffsetMs, ValueModel value) {
         Sampler s = run.sampler();
         if (s == null) {
             return in;
         }
+        if (periodMs % s.substreamMs() != 0) {
+            throw new IllegalArgumentException("the sub-stream length (" + s.substreamMs()
+                    + " ms) must divide the window's slide (" + periodMs + " ms)");
+        }
         SamplerConfig config = new SamplerConfig(s.kind(), s.substreamMs(), windowMs, windowOffsetMs, s.error(),
-                s.confidence(), s.history(), s.seed() * 31 + queryId.hashCode());
+                s.confidence(), s.history(), s.seed() * 31 + queryId.hashCode(), value);
         return in.transform(queryId + "/sampler", ENVELOPES, new SamplingOperator(config));
     }
 

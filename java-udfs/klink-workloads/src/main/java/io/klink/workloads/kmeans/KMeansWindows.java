@@ -58,6 +58,7 @@ public final class KMeansWindows extends MarkerHoldingWindows {
         double[][] centroids = clustering.centroids();
         for (int c = 0; c < centroids.length; c++) {
             Envelope result = Envelope.result("c" + c, end, Math.round(clustering.weights()[c]));
+            result.weight = clustering.weights()[c];
             result.fields = centroids[c];
             out.add(result);
         }

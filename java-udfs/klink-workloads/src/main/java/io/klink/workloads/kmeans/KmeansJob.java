@@ -2,6 +2,7 @@ package io.klink.workloads.kmeans;
 
 import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
+import io.klink.sampler.ValueModel;
 import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.common.QueryPipelines.Query;
@@ -14,7 +15,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * kMeans queries: points of drifting 2-D clusters (klink-generator {@code --workload kmeans}), per query
  * <pre>
- *   Kafka source -> markers -> parse -> filter(in the plane) | window(k-means of the window's points) -> output -> metrics sink
+ *   Kafka source -> markers -> parse -> filter(in the plane) [-> sampler]
+ *     | window(k-means of the window's points) -> output -> metrics sink
  * </pre>
  * One window instance per query (every point has the same key): the window is the expensive operator.
  */
@@ -39,7 +41,9 @@ public final class KmeansJob {
                     .filter(new InPlane()).name(q + "filter");
             long size = config.windowMs(), offset = query.windowOffsetMs();
             int k = config.k(), iterations = config.iterations();
-            QueryPipelines.windowToMetrics(points, run, query.id(),
+            DataStream<Envelope> sampled = QueryPipelines.sampled(points, run, query.id(), size, size, offset,
+                    ValueModel.centroids(k));
+            QueryPipelines.windowToMetrics(sampled, run, query.id(),
                     new InstrumentedWindowOperator(() -> new KMeansWindows(size, offset, k, iterations)));
         }
     }

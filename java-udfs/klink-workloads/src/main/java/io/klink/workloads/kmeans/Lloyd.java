@@ -5,7 +5,7 @@ import java.util.Comparator;
 import java.util.SplittableRandom;
 
 /**
- * Weighted k-means (Lloyd's algorithm) on 2-D points with a seeded k-means++ start: what a kMeans window runs
+ * Weighted k-means (Lloyd's algorithm) on 2-D points with a seeded greedy k-means++ start: what a kMeans window runs
  * on its points. A point of weight w counts as w points (a sampler's scale-up); the result is deterministic
  * for a given seed, and its centroids come sorted by x then y.
  */
@@ -41,23 +41,52 @@ public final class Lloyd {
         return new Clustering(sorted, sortedWeights, iterations);
     }
 
-    /** k-means++ (Arthur & Vassilvitskii): each next centre drawn with probability ∝ weight · squared distance. */
+    /**
+     * Greedy k-means++ (Arthur & Vassilvitskii, with local trials): for each next centre, 2 + ⌊ln k⌋ candidates
+     * are drawn with probability ∝ weight · squared distance to the nearest centre so far, and the one that
+     * leaves the least weighted squared distance is kept. One draw per step (plain k-means++) misses one of five
+     * well-separated clusters in about one window in ten, and Lloyd's then stays in that local optimum.
+     */
     static double[][] kMeansPlusPlus(double[] xs, double[] ys, double[] ws, int n, int k, SplittableRandom random) {
         double[][] centres = new double[k][];
         double[] nearest = new double[n];
         Arrays.fill(nearest, Double.POSITIVE_INFINITY);
         int first = pick(ws, n, ws, random);
         centres[0] = new double[] {xs[first], ys[first]};
+        int trials = 2 + (int) Math.log(k);
         for (int c = 1; c < k; c++) {
             double[] score = new double[n];
             for (int i = 0; i < n; i++) {
                 nearest[i] = Math.min(nearest[i], squaredDistance(xs[i], ys[i], centres[c - 1]));
                 score[i] = ws[i] * nearest[i];
             }
-            int next = pick(score, n, ws, random);
+            int[] candidates = new int[trials];
+            for (int t = 0; t < trials; t++) {
+                candidates[t] = pick(score, n, ws, random);
+            }
+            int next = leastPotential(xs, ys, ws, n, nearest, candidates);
             centres[c] = new double[] {xs[next], ys[next]};
         }
         return centres;
+    }
+
+    /** The candidate after which Σ weight · squared distance to the nearest centre is least (the first on ties). */
+    private static int leastPotential(double[] xs, double[] ys, double[] ws, int n, double[] nearest,
+                                      int[] candidates) {
+        int best = candidates[0];
+        double bestPotential = Double.POSITIVE_INFINITY;
+        for (int candidate : candidates) {
+            double[] centre = {xs[candidate], ys[candidate]};
+            double potential = 0;
+            for (int i = 0; i < n; i++) {
+                potential += ws[i] * Math.min(nearest[i], squaredDistance(xs[i], ys[i], centre));
+            }
+            if (potential < bestPotential) {
+                best = candidate;
+                bestPotential = potential;
+            }
+        }
+        return best;
     }
 
     /** Index drawn with probability ∝ score (uniformly by weight if every score is 0). */

@@ -3,6 +3,7 @@ package io.klink.workloads.nyt;
 import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
 import io.klink.metrics.SlidingAggregateWindows;
+import io.klink.sampler.ValueModel;
 import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.common.QueryPipelines.Query;
@@ -13,13 +14,16 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * Builds Q independent NYT (DEBS 2015 taxi trips) query pipelines; called from jobs/nyt.py. Per query:
  * <pre>
- *   Kafka source -> markers -> parse -> validate -> cell -> derive (speed)  |  window(sliding: trips and
+ *   Kafka source -> markers -> parse -> validate -> cell -> derive (speed) [-> sampler] |  window(sliding: trips and
  *   average fare, distance, speed per cell) -> output -> metrics sink
  * </pre>
  */
 public final class NytJob {
 
     private NytJob() {}
+
+    /** What a sampler estimates (Eq. 4.4): the fare total per cell, trips × average fare. */
+    public static final ValueModel VALUE = ValueModel.keySum(NytOperators.A_FARE);
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/nyt.py. */
     public record Config(long windowMs, long slideMs) {}
@@ -41,7 +45,8 @@ public final class NytJob {
                 .map(new NytOperators.Cell(), QueryPipelines.ENVELOPES).name(q + "cell")
                 .map(new NytOperators.Derive(), QueryPipelines.ENVELOPES).name(q + "derive");
         long size = config.windowMs(), slide = config.slideMs(), offset = query.windowOffsetMs();
-        QueryPipelines.windowToMetrics(cells, run, query.id(), new InstrumentedWindowOperator(
+        DataStream<Envelope> sampled = QueryPipelines.sampled(cells, run, query.id(), size, slide, offset, VALUE);
+        QueryPipelines.windowToMetrics(sampled, run, query.id(), new InstrumentedWindowOperator(
                 () -> new SlidingAggregateWindows(size, slide, offset, NytOperators.AVERAGED)));
     }
 }

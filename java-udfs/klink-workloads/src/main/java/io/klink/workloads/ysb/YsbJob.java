@@ -2,6 +2,7 @@ package io.klink.workloads.ysb;
 
 import io.klink.metrics.Envelope;
 import io.klink.metrics.InstrumentedWindowOperator;
+import io.klink.sampler.ValueModel;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
@@ -46,7 +47,7 @@ public final class YsbJob {
                 .filter(new ViewFilter()).name(q + "filter")
                 .map(new CampaignJoin(campaigns), QueryPipelines.ENVELOPES).name(q + "join");
         DataStream<Envelope> sampled = QueryPipelines.sampled(joined, run, query.id(), config.windowMs(),
-                query.windowOffsetMs());
+                config.windowMs(), query.windowOffsetMs(), ValueModel.keyCount());
         QueryPipelines.windowToMetrics(sampled, run, query.id(),
                 new InstrumentedWindowOperator(config.windowMs(), query.windowOffsetMs()));
     }
