@@ -18,9 +18,8 @@ from klinkctl.stack.processes import launch, stop
 # hsperfdata file a GC safepoint cannot stall on disk writeback while the broker writes its log.
 JAVA_OPTS = ("-Xms1536m", "-Xmx1536m", "-Xmn1g", "-XX:+UseParallelGC", "-XX:+PerfDisableSharedMem")
 # Uncompressed batches: the broker then appends them without decompressing to validate each record. On a
-# small machine the broker's CPU, not loopback bytes, limits the rate: at 500 K events/s on 2 cores
-# (benchmarks/generator_throughput.py, alternating), lz4 left 90–99.96 % of events behind schedule in 4 of 4
-# runs, none 3–27 % in 4 of 6 runs (99.9 % in the other 2): better, not yet enough on this machine.
+# small machine the broker's CPU, not loopback bytes, limits the rate (benchmarks/generator_throughput.py:
+# with the broker on its own core, 500 K events/s are kept with 0.26 % of events late; docs/workloads.md).
 COMPRESSION = "none"
 
 
