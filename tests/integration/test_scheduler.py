@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -56,3 +60,47 @@ def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firi
     assert summary["scheduler"]["cycles"] == (cycles["tasks"] > 0).sum()
     latency = pd.read_csv(run_dir / "latency.csv")
     assert set(latency["query"]) == {"q00", "q01"}
+
+
+def _task_thread_nices(state_dir) -> dict[str, int]:
+    """Nice value of every Flink task thread (named after its first operator, q00/...) of this stack's
+    TaskManagers, read from /proc."""
+    nices = {}
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            if b"TaskManagerRunner" not in cmdline or str(state_dir).encode() not in cmdline:
+                continue
+            for task in (proc / "task").iterdir():
+                stat = (task / "stat").read_text()
+                name = (task / "comm").read_text().strip()
+                if "q0" in name:
+                    nices[f"{proc.name}/{task.name}:{name}"] = int(stat[stat.rindex(")") + 2:].split()[16])
+        except (OSError, ValueError):
+            continue
+    return nices
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="priority enforcement needs root")
+def test_with_priority_enforcement_tasks_not_chosen_run_at_nice_19_and_are_restored_after_the_run(
+        running_stack, tmp_path):
+    seen: set[int] = set()
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(running_stack, "bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "500",
+                          "--duration", "14s", "--warmup", "4s", "--window", "2s", "--policy", "rr",
+                          "--cores", "1", "--enforce", "priority")
+        while not run.done():
+            seen |= set(_task_thread_nices(running_stack.state_dir).values())
+            time.sleep(0.2)
+        result = run.result()
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = tmp_path.iterdir()
+    assert json.loads((run_dir / "summary.json").read_text())["status"] == "completed"
+    cycles = pd.read_csv(run_dir / "scheduler.csv")
+    assert len(cycles) >= 50 and (cycles["paused"] > 0).any()
+    assert {0, 19} <= seen  # chosen tasks at nice 0, the others demoted, never anything else
+    assert seen <= {0, 19}
+    latency = pd.read_csv(run_dir / "latency.csv")
+    assert set(latency["query"]) == {"q00", "q01"}  # demoted tasks still ran
+    # after the run every task thread that is left is back at normal priority
+    assert set(_task_thread_nices(running_stack.state_dir).values()) <= {0}
