@@ -15,7 +15,7 @@ import yaml
 
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
-from klinkctl.cpus import pinned
+from klinkctl.cpus import cpu_quota_group, in_group, pinned
 from klinkctl.stack.processes import ManagedProcess, spawn
 from klinkctl.stack.spec import StackSpec
 
@@ -154,10 +154,11 @@ def script_env(spec: StackSpec, log_dir: Path) -> dict[str, str]:
 
 
 def _start(spec: StackSpec, component: str, script: str, extra_args: list[str], port: int | None,
-           cpus: str = "") -> ManagedProcess:
+           cpus: str = "", cgroup_procs: Path | None = None) -> ManagedProcess:
     log_dir = component_log_dir(spec, component)
     log_dir.mkdir(parents=True, exist_ok=True)
-    argv = pinned(["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args], cpus, "--tm-cpus")
+    argv = pinned(in_group(["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args],
+                           cgroup_procs), cpus, "--tm-cpus")
     # start-foreground execs the JVM, so the pid we record is the JobManager/TaskManager itself.
     return spawn(component, argv, script_env(spec, log_dir), log_dir / "launcher.out", port)
 
@@ -168,8 +169,10 @@ def start_jobmanager(spec: StackSpec) -> ManagedProcess:
 
 def start_taskmanager(spec: StackSpec, index: int) -> ManagedProcess:
     name = f"taskmanager-{index}"
+    quota = (cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, "--tm-cpu-quota")
+             if spec.taskmanager_cpu_quota else None)
     return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None,
-                  spec.taskmanager_cpus)
+                  spec.taskmanager_cpus, quota)
 
 
 def component_log(spec: StackSpec, component: str) -> Path:

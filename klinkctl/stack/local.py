@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from klinkctl import artifacts, prereqs
+from klinkctl.cpus import release_cpu_quota_group
 from klinkctl.errors import ComponentFailed, KlinkError
 from klinkctl.stack import flink, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
@@ -113,6 +114,7 @@ class LocalBackend(StackBackend):
         stopped: list[str] = []
         if loaded is not None:
             stopped = self._stop_all(loaded[1], progress)
+            release_cpu_quota_group(loaded[0].taskmanager_cgroup)
             self.record_path.unlink(missing_ok=True)
         if purge:
             for entry in OWNED_ENTRIES:

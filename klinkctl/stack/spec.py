@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,7 +36,13 @@ class StackSpec:
     taskmanager_memory: str = "1536m"
     kafka_heap: str = "512m"
     taskmanager_cpus: str = ""  # cores the TaskManagers are pinned to ("" = not pinned)
+    taskmanager_cpu_quota: float = 0.0  # cores' worth of CPU time all TaskManagers together get (0 = no cap)
     extra_flink_config: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def taskmanager_cgroup(self) -> str:
+        """The cgroup that caps the TaskManagers' CPU time (--tm-cpu-quota), one per state dir."""
+        return "klink-" + hashlib.sha1(str(self.state_dir).encode()).hexdigest()[:10] + "-taskmanagers"
 
     @property
     def bootstrap_servers(self) -> str:
@@ -65,6 +74,9 @@ class StackSpec:
                 raise KlinkError(f"{name} must look like 1024m or 2g, got {size!r}")
         if self.taskmanager_cpus:
             parse_cpu_list(self.taskmanager_cpus, "--tm-cpus")
+        if not 0 <= self.taskmanager_cpu_quota <= (os.cpu_count() or 1):
+            raise KlinkError(f"--tm-cpu-quota must be between 0 (no cap) and this machine's {os.cpu_count()} "
+                             f"cores, got {self.taskmanager_cpu_quota}")
         seen: dict[int, PortSpec] = {}
         for port in self.ports():
             if not 1 <= port.port <= 65535:
