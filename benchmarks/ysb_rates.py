@@ -71,6 +71,12 @@ def med(rows: list[dict], key: str) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def ratio(runs: list[dict], base: list[dict], key: str) -> float:
+    """Median of `runs` over median of `base`; NaN where the base has no value (e.g. no throughput sample)."""
+    denominator = med(base, key)
+    return med(runs, key) / denominator if denominator else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rates", default="1000,4000,8000,16000,32000", help="events/s per query")
@@ -119,8 +125,8 @@ def main() -> None:
         failed = sum(r["status"] != "completed" for r in runs)
         windowless = sum(r["mean"] is None for r in runs)  # no window fired after warm-up: starved, not fast
         base = rows.get((rate, markers, "default"))
-        ratios = (f"{med(runs, 'mean') / med(base, 'mean'):>8.2f} {med(runs, 'p99') / med(base, 'p99'):>8.2f} "
-                  f"{med(runs, 'flink') / med(base, 'flink'):>7.3f}" if base else f"{'-':>8} {'-':>8} {'-':>7}")
+        ratios = (f"{ratio(runs, base, 'mean'):>8.2f} {ratio(runs, base, 'p99'):>8.2f} "
+                  f"{ratio(runs, base, 'flink'):>7.3f}" if base else f"{'-':>8} {'-':>8} {'-':>7}")
         print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>16} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
               f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {windowless:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "

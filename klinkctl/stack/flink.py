@@ -90,14 +90,15 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
 
 
 # Thread.setPriority is ignored by HotSpot on Linux unless ThreadPriorityPolicy=1, which needs root (or
-# CAP_SYS_NICE). Java priority 1 then maps to nice 19 and every other one to nice 0, so that only threads at
-# priority 1 change: task threads the scheduler's `--enforce priority` demotes (klink-agent Enforcement), and
-# Flink's metric query service, which asks for priority 1 itself. Unprivileged, the JVM would warn at start.
+# CAP_SYS_NICE). Java priority 2 then maps to nice 19 and every other one to nice 0, so that only the task
+# threads the scheduler's `--enforce priority` demotes to priority 2 change (klink-agent Enforcement). Not 1:
+# Flink's metric query service runs at priority 1, and at nice 19 it starves under overload (no throughput
+# samples). Unprivileged, the JVM would warn at start.
 def priority_opts(root: bool) -> list[str]:
     if not root:
         return []
-    return ["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority1_To_OSPriority=19",
-            *(f"-XX:JavaPriority{p}_To_OSPriority=0" for p in range(2, 11))]
+    return ["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority2_To_OSPriority=19",
+            *(f"-XX:JavaPriority{p}_To_OSPriority=0" for p in range(1, 11) if p != 2)]
 
 
 _PRIORITY_OPTS = priority_opts(root=os.geteuid() == 0)

@@ -17,11 +17,17 @@ import java.nio.file.Path;
  * </ul>
  *
  * <p>Priority needs the TaskManager JVM started with {@code -XX:ThreadPriorityPolicy=1
- * -XX:JavaPriority1_To_OSPriority=19} (our stack does) and root or CAP_SYS_NICE: without it HotSpot ignores
+ * -XX:JavaPriority2_To_OSPriority=19} (our stack does) and root or CAP_SYS_NICE: without it HotSpot ignores
  * {@link Thread#setPriority} silently, so {@link #priorityWorks()} checks once on a thread of its own.
  */
 public enum Enforcement {
     PAUSE, PRIORITY;
+
+    /**
+     * The Java priority a demoted task thread gets, mapped to nice 19. Not {@link Thread#MIN_PRIORITY}: Flink's
+     * metric query service runs at 1, and demoting it too would starve the REST metrics under overload.
+     */
+    public static final int DEMOTED_PRIORITY = 2;
 
     /** The control file's {@code enforce} parameter; missing = pause. */
     public static Enforcement parse(String value) {
@@ -47,7 +53,7 @@ public enum Enforcement {
     private static boolean probePriority() {
         int[] nice = {Integer.MIN_VALUE};
         Thread probe = new Thread(() -> {
-            Thread.currentThread().setPriority(Thread.MIN_PRIORITY);
+            Thread.currentThread().setPriority(DEMOTED_PRIORITY);
             nice[0] = ownNice();
         }, "klink-priority-probe");
         probe.start();

@@ -90,7 +90,7 @@ public final class TaskHandle {
     /** Scheduler thread: the task keeps running, at the lowest OS priority ({@link Enforcement#PRIORITY}). */
     public void demote() {
         if (!demoted) {
-            thread.setPriority(Thread.MIN_PRIORITY);
+            thread.setPriority(Enforcement.DEMOTED_PRIORITY);
             demoted = true;
         }
     }

@@ -176,7 +176,7 @@ class SchedulerTest {
             for (TaskHandle h : handles) {
                 boolean run = chosen.contains(h.info().taskId());
                 assertFalse(h.isPauseRequested(), "nobody is paused");
-                assertEquals(run ? Thread.NORM_PRIORITY : Thread.MIN_PRIORITY, h.thread.getPriority());
+                assertEquals(run ? Thread.NORM_PRIORITY : Enforcement.DEMOTED_PRIORITY, h.thread.getPriority());
             }
             scheduler.deactivate();
             assertTrue(threads.stream().allMatch(t -> t.getPriority() == Thread.NORM_PRIORITY));
