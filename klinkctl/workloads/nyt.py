@@ -84,4 +84,21 @@ def fare_total(results: pd.DataFrame) -> pd.Series:
     return results["weight"].astype(float) * accuracy.result_fields(results)[:, 0]
 
 
-window_errors: accuracy.WindowErrors = accuracy.l1_over_keys(fare_total)
+def average_fare_errors(results: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame:
+    """Per window, the relative error of its average fare per trip (the thesis' NYT query, a mean over the sliding
+    window, and what the sampler's target holds for: NytJob.VALUE): emitted = Σ fare totals / Σ weighted trips
+    over the window's cells, exact = Σ fares / trips."""
+    emitted = results.assign(fare=fare_total(results) if not results.empty else 0.0,
+                             trips=results["weight"].astype(float))
+    emitted = emitted.groupby(accuracy.WINDOW).agg(fare=("fare", "sum"), trips=("trips", "sum"),
+                                                   emitted_keys=("fare", "size"))
+    exact = accuracy.exact_with_events(exact).groupby(accuracy.WINDOW).agg(
+        exact_fare=("exact", "sum"), exact_events=("events", "sum"), exact_keys=("key", "size"))
+    windows = exact.join(emitted, how="outer").fillna(0.0).reset_index()
+    average, exact_average = (accuracy.divide(windows["fare"], windows["trips"]),
+                              accuracy.divide(windows["exact_fare"], windows["exact_events"]))
+    windows["relative_error"] = accuracy.divide(np.abs(average - exact_average), exact_average)
+    return windows.astype({"exact_keys": int, "emitted_keys": int})[accuracy.WINDOW_ERROR_COLUMNS]
+
+
+window_errors: accuracy.WindowErrors = average_fare_errors

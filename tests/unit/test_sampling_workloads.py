@@ -1,4 +1,4 @@
-"""Exact window results and errors of NYT (fare total per cell, sliding windows) and kMeans (centroids), on tiny
+"""Exact window results and errors of NYT (fare totals per cell, the average fare per sliding window) and kMeans (centroids), on tiny
 hand-made event sets, and the kMeans clustering against the Java window's."""
 
 import json
@@ -52,16 +52,25 @@ def fired(*windows):
                           "warmup": False} for end, events in windows])
 
 
-def test_a_nyt_windows_error_is_the_l1_error_of_its_cells_fare_totals():
+def test_a_nyt_windows_error_is_that_of_its_average_fare_per_trip():
     exact = pd.DataFrame({"query": "q00", "window_end": [2000, 2000], "key": ["A", "B"], "exact": [30.0, 5.0],
                           "events": [2, 1]})
-    # A: 2.5 weighted trips at an average 14 = 35 (+5); B missing (-5): 10 / 35. Two of three trips sampled.
+    # Exact: 35 / 3 trips. Emitted: A's 2.5 weighted trips at an average 14 = 35, B missing: 35 / 2.5 = 14.
     results = pd.DataFrame({"query": ["q00"], "window_end": [2000], "key": ["A"], "value": [3], "weight": [2.5],
                             "fields": [json.dumps([14.0, 2.0, 12.0])]})
     row = error_table(fired((2000, 2)), results, exact, "aion", 0.05, nyt.window_errors).iloc[0]
-    assert row["relative_error"] == pytest.approx(10 / 35)
+    assert row["relative_error"] == pytest.approx(abs(14 - 35 / 3) / (35 / 3))
     assert row["sampling_rate"] == pytest.approx(2 / 3)
     assert (row["exact_keys"], row["emitted_keys"]) == (2, 1)
+
+
+def test_a_nyt_window_passed_whole_has_no_error_and_one_with_no_result_has_all_of_it():
+    exact = pd.DataFrame({"query": "q00", "window_end": [2000, 2000, 3000], "key": ["A", "B", "A"],
+                          "exact": [30.0, 5.0, 20.0], "events": [2, 1, 1]})
+    results = pd.DataFrame({"query": "q00", "window_end": [2000, 2000], "key": ["A", "B"], "value": [2, 1],
+                            "weight": [2.0, 1.0], "fields": [json.dumps([15.0, 2.0, 12.0]), json.dumps([5.0, 2.0, 12.0])]})
+    errors = error_table(fired((2000, 3), (3000, 0)), results, exact, "kslack", 0.05, nyt.window_errors)
+    assert errors["relative_error"].tolist() == pytest.approx([0.0, 1.0])
 
 
 def point(x: float, y: float, t: int) -> bytes:

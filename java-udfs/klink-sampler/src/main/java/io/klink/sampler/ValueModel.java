@@ -22,18 +22,21 @@ public interface ValueModel extends Serializable {
     }
 
     /**
-     * A sum per key of the events' field {@code field} (NYT: fares per cell; the thesis' summation, Eq. 4.5–4.6,
-     * per key). An event adds X = v·1[its key is c] to the average key c's sum; with P(key = c) = p = 1/K,
-     * E[X] = pμ and E[X²] = p(σ² + μ²), so cv²(X) = (σ² + μ²)/(pμ²) − 1 = K·(1 + σ²/μ²) − 1, with μ, σ²
-     * the field's running mean and variance pooled over the history. A constant value gives back {@link #keyCount}.
+     * The mean of the events' field {@code field} over the whole window (NYT: the average fare per trip, the
+     * thesis' mean estimation, Eq. 4.4): cv² = σ²/μ² of the field, pooled over the history.
+     */
+    static ValueModel mean(int field) {
+        return history -> fieldRelativeVariance(history, field);
+    }
+
+    /**
+     * A sum per key of the events' field {@code field} (the thesis' summation, Eq. 4.5–4.6, per key). An event
+     * adds X = v·1[its key is c] to the average key c's sum; with P(key = c) = p = 1/K, E[X] = pμ and
+     * E[X²] = p(σ² + μ²), so cv²(X) = (σ² + μ²)/(pμ²) − 1 = K·(1 + σ²/μ²) − 1, with μ, σ² the field's running
+     * mean and variance pooled over the history. A constant value gives back {@link #keyCount}.
      */
     static ValueModel keySum(int field) {
-        return history -> {
-            RunningStats pooled = RunningStats.pooled(history.stream().map(s -> s.field(field)).toList());
-            double mean = pooled.mean();
-            double cv2 = pooled.count() == 0 || mean == 0 ? 0 : pooled.variance() / (mean * mean);
-            return Math.max(0, mostKeys(history) * (1 + cv2) - 1);
-        };
+        return history -> Math.max(0, mostKeys(history) * (1 + fieldRelativeVariance(history, field)) - 1);
     }
 
     /**
@@ -47,6 +50,12 @@ public interface ValueModel extends Serializable {
      */
     static ValueModel centroids(int k) {
         return history -> history.isEmpty() ? 0 : k;
+    }
+
+    private static double fieldRelativeVariance(Collection<Substream> history, int field) {
+        RunningStats pooled = RunningStats.pooled(history.stream().map(s -> s.field(field)).toList());
+        double mean = pooled.mean();
+        return pooled.count() == 0 || mean == 0 ? 0 : pooled.variance() / (mean * mean);
     }
 
     private static int mostKeys(Collection<Substream> history) {

@@ -40,6 +40,15 @@ class ValueModelTest {
     }
 
     @Test
+    void meanIsTheValuesRelativeVarianceWhateverTheKeys() {
+        // Values 10, 20 | 30, 20 pooled: μ = 20, σ² = 50, cv² = 50/400 = 0.125 (the keys do not count).
+        Substream s1 = substream(new String[] {"a", "b"}, 10, 20);
+        Substream s2 = substream(new String[] {"c", "d"}, 30, 20);
+        assertEquals(0.125, ValueModel.mean(0).relativeVariance(List.of(s1, s2)), 1e-12);
+        assertEquals(0.0, ValueModel.mean(0).relativeVariance(List.of()), 1e-12);
+    }
+
+    @Test
     void centroidsTakeTheBoundK() {
         Substream s = substream(new String[] {"p", "p"}, 1, 2);
         assertEquals(5.0, ValueModel.centroids(5).relativeVariance(List.of(s)), 1e-12);
