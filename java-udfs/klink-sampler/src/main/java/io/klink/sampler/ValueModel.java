@@ -30,16 +30,6 @@ public interface ValueModel extends Serializable {
     }
 
     /**
-     * A sum per key of the events' field {@code field} (the thesis' summation, Eq. 4.5–4.6, per key). An event
-     * adds X = v·1[its key is c] to the average key c's sum; with P(key = c) = p = 1/K, E[X] = pμ and
-     * E[X²] = p(σ² + μ²), so cv²(X) = (σ² + μ²)/(pμ²) − 1 = K·(1 + σ²/μ²) − 1, with μ, σ² the field's running
-     * mean and variance pooled over the history. A constant value gives back {@link #keyCount}.
-     */
-    static ValueModel keySum(int field) {
-        return history -> Math.max(0, mostKeys(history) * (1 + fieldRelativeVariance(history, field)) - 1);
-    }
-
-    /**
      * Centroids of k clusters (kMeans): each centroid is the mean of the ≈ N/k points of its cluster, and its
      * error is measured relative to the spread of the window's points, S² = σ_x² + σ_y² (a centroid has no
      * meaningful relative error of its own: the points' mean sits near the origin). A centroid of n/k sampled

@@ -25,21 +25,6 @@ class ValueModelTest {
     }
 
     @Test
-    void keySumAddsTheValuesRelativeVariance() {
-        // Values 10, 20 | 30, 20 pooled: μ = 20, σ² = (100 + 0 + 100 + 0) / 4 = 50, cv² = 50/400 = 0.125;
-        // K = 2 keys: cv²(X) = K·(1 + 0.125) − 1 = 1.25.
-        Substream s1 = substream(new String[] {"a", "b"}, 10, 20);
-        Substream s2 = substream(new String[] {"a", "b"}, 30, 20);
-        assertEquals(1.25, ValueModel.keySum(0).relativeVariance(List.of(s1, s2)), 1e-12);
-    }
-
-    @Test
-    void keySumOfAConstantValueIsTheKeyCount() {
-        Substream s = substream(new String[] {"a", "b", "c"}, 7, 7, 7);
-        assertEquals(2.0, ValueModel.keySum(0).relativeVariance(List.of(s)), 1e-12);
-    }
-
-    @Test
     void meanIsTheValuesRelativeVarianceWhateverTheKeys() {
         // Values 10, 20 | 30, 20 pooled: μ = 20, σ² = 50, cv² = 50/400 = 0.125 (the keys do not count).
         Substream s1 = substream(new String[] {"a", "b"}, 10, 20);
@@ -71,10 +56,10 @@ class ValueModelTest {
     }
 
     @Test
-    void aionPlansTheKeySumSampleFromTheFieldsVariance() {
-        // Eq. 4.4 with cv² = 1.25, z = 1.959964, r = 0.05, N = 500: 4.801824 / (0.0025 + 0.009603648) = 396.72
-        SamplerConfig config = new SamplerConfig("aion", 100, 500, 0, 0.05, 0.95, 50, 7, ValueModel.keySum(0));
-        assertEquals(396.72, SampleSizes.windowSampleSize(1.959964, config.error(),
+    void aionPlansTheMeansSampleFromTheFieldsVariance() {
+        // Eq. 4.4 with cv² = 0.125, z = 1.959964, r = 0.05, N = 500: 0.4801824 / (0.0025 + 0.00096036) = 138.77
+        SamplerConfig config = new SamplerConfig("aion", 100, 500, 0, 0.05, 0.95, 50, 7, ValueModel.mean(0));
+        assertEquals(138.77, SampleSizes.windowSampleSize(1.959964, config.error(),
                 config.valueModel().relativeVariance(List.of(substream(new String[] {"a", "b"}, 10, 20),
                         substream(new String[] {"a", "b"}, 30, 20))), 500), 0.01);
     }
