@@ -114,11 +114,17 @@ class RunSet:
     @cached_property
     def x_param(self) -> str:
         """x axis of the "vs number of queries" figures: ``queries`` when it varies, else the first
-        numeric parameter that does (e.g. ``rate``), else ``queries`` (one point per policy)."""
+        numeric parameter that does (e.g. ``rate``) on its own, else ``queries`` (one point per policy).
+        A parameter set by another one is no axis: NYT's slide in a sweep over the workload."""
         if "queries" in self.varying:
             return "queries"
-        numeric = [key for key in self.others() if _is_numeric(self.params[key])]
+        numeric = [key for key in self.others() if _is_numeric(self.params[key]) and not self._follows(key)]
         return numeric[0] if numeric else "queries"
+
+    def _follows(self, key: str) -> bool:
+        """Whether a varying non-numeric parameter (e.g. the workload) determines ``key``'s value."""
+        return any(self.params.groupby(other, dropna=False)[key].nunique(dropna=False).max() == 1
+                   for other in self.others(key) if not _is_numeric(self.params[other]))
 
 
 def _is_numeric(column: pd.Series) -> bool:

@@ -2,9 +2,11 @@
 the figures themselves and index.html — on real run directories (tests/fixtures/report-sweep)."""
 
 import base64
+import itertools
 import json
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,7 @@ from scipy import stats as sps
 from klinkctl.cli import KlinkGroup, main
 from klinkctl.errors import KlinkError
 from klinkctl.results import report, summary as run_summary
-from klinkctl.results.report import MissingData, load_runset, mean_with_ci
+from klinkctl.results.report import MissingData, RunSet, load_runset, mean_with_ci
 from klinkctl.results.report_build import FIGURES, build_report
 from klinkctl.results.report_cli import report as report_command
 from klinkctl.results.runs import load_run
@@ -82,6 +84,15 @@ def test_varying_bench_parameters_become_keys_and_queries_falls_back_to_rate(run
     assert runset.varying == ["rate", "policy"]  # config.yaml order; seed and queries are the same everywhere
     assert runset.group_keys == ["policy", "rate"]
     assert runset.x_param == "rate" and runset.others("rate") == []
+
+
+def test_a_parameter_the_workload_sets_is_no_x_axis(runset):
+    workloads = {"ysb": None, "nyt": 1000, "kmeans": None}  # NYT's slide: the workloads' own defaults
+    runs = [replace(run, params={**run.params, "workload": workload, "slide_ms": slide})
+            for run, (workload, slide) in zip(runset.runs, itertools.cycle(workloads.items()))]
+    fixed_rate = [replace(run, params={**run.params, "rate": 1000}) for run in runs]
+    assert RunSet(runset.root, runs, runset.excluded).x_param == "rate"
+    assert RunSet(runset.root, fixed_rate, runset.excluded).x_param == "queries"
 
 
 def test_repetitions_come_from_the_index(runset):
