@@ -9,7 +9,8 @@ Flink share the machine's 2 cores: the figures are for this machine as a whole.
 
 With --policies default,klink,... every rate runs under each policy (same seed, same load, same delay)
 and the table adds each policy's mean/p99 ratio to default at that rate (the paper's Klink/Default).
-`klink:priority` runs a policy with `--enforce priority` (tasks not chosen demoted to nice 19, not paused).
+`klink:priority` runs a policy with `--enforce priority` (tasks not chosen demoted to nice 19, not paused);
+`klink:priority/confidence=0.9` adds `--confidence 0.9` to that policy's runs (Klink at f = 90 %).
 
 With --markers-off-too, each run is repeated with blocking latency markers disabled, side by side, to
 measure the markers' overhead (throughput and TaskManager CPU with and without them).
@@ -34,12 +35,9 @@ import pandas as pd
 
 def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespace, markers: bool,
         policy: str) -> dict:
-    name, _, enforce = policy.partition(":")
-    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), "--policy", name,
+    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), *policy_options(policy),
                "--queries", str(args.queries), "--rate", str(rate), "--duration", args.duration,
                "--warmup", args.warmup, "--window", args.window, "--delay", args.delay]
-    if enforce:
-        command += ["--enforce", enforce]
     if not markers:
         command += ["--marker-interval", "0"]
     if state_dir:
@@ -66,6 +64,20 @@ def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespac
     }
 
 
+def policy_options(label: str) -> list[str]:
+    """`klinkctl bench` options of a policy label POLICY[:ENFORCEMENT][/OPTION=VALUE...], e.g.
+    klink:priority/confidence=0.9 -> --policy klink --enforce priority --confidence 0.9."""
+    policy, *settings = label.split("/")
+    name, _, enforce = policy.partition(":")
+    options = ["--policy", name] + (["--enforce", enforce] if enforce else [])
+    for setting in settings:
+        option, separator, value = setting.partition("=")
+        if not separator:
+            sys.exit(f"error: policy {label!r}: {setting!r} is not OPTION=VALUE (e.g. klink/confidence=0.9)")
+        options += [f"--{option}", value]
+    return options
+
+
 def med(rows: list[dict], key: str) -> float:
     values = [r[key] for r in rows if r[key] is not None]
     return statistics.median(values) if values else float("nan")
@@ -89,7 +101,8 @@ def main() -> None:
     parser.add_argument("--state-dir", default=None)
     parser.add_argument("--markers-off-too", action="store_true")
     parser.add_argument("--policies", default="default", help="comma-separated, e.g. default,rr,klink; "
-                        "POLICY:ENFORCEMENT picks how it holds tasks back, e.g. klink:priority (default: pause)")
+                        "POLICY:ENFORCEMENT picks how it holds tasks back, e.g. klink:priority (default: pause); "
+                        "/OPTION=VALUE adds a bench option to that policy's runs, e.g. klink:priority/confidence=0.9")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bench-args", default="", help="more `klinkctl bench` options for every run, "
                         "e.g. '--cores 2 --generator-cpus 0'")
@@ -99,6 +112,8 @@ def main() -> None:
     rates = [int(r) for r in args.rates.split(",")]
     variants = [True, False] if args.markers_off_too else [True]
     policies = args.policies.split(",")
+    for policy in policies:
+        policy_options(policy)  # a malformed label fails here, before any run
     rows: dict[tuple[int, bool, str], list[dict]] = {(r, m, p): [] for r in rates for m in variants for p in policies}
     order = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,7 +133,7 @@ def main() -> None:
     print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
           f"medians of {args.reps} runs; bench options: {args.bench_args or '-'}; "
           f"Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
-    print(f"{'rate/query':>10} {'markers':>7} {'policy':>16} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
+    print(f"{'rate/query':>10} {'markers':>7} {'policy':>28} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
           f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'no win':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
           f"{'cycle us':>8} {'klink in':>8} {'lr in':>6}")
     for (rate, markers, policy), runs in rows.items():
@@ -127,7 +142,7 @@ def main() -> None:
         base = rows.get((rate, markers, "default"))
         ratios = (f"{ratio(runs, base, 'mean'):>8.2f} {ratio(runs, base, 'p99'):>8.2f} "
                   f"{ratio(runs, base, 'flink'):>7.3f}" if base else f"{'-':>8} {'-':>8} {'-':>7}")
-        print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>16} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
+        print(f"{rate:>10} {'on' if markers else 'off':>7} {policy:>28} {med(runs, 'mean'):>8.0f} {med(runs, 'p99'):>8.0f} "
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
               f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {windowless:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "
               f"{med(runs, 'klink_inside'):>8.2f} {med(runs, 'lr_inside'):>6.2f}")
