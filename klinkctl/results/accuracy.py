@@ -4,10 +4,11 @@ exact.csv (query, window_end, key, exact, events[, workload columns]) is written
 topics; results.csv has the keys' results the windows emitted (value, unrounded weight, fields); error.csv gets one
 row per fired window with its relative error, as the workload defines it (`Workload.window_errors`):
 
-- `l1_over_keys` (YSB: views per campaign; NYT: fare total per cell):
+- `l1_over_keys` (YSB: views per campaign):
 
       relative_error = sum_k |emitted_k - exact_k| / sum_k exact_k     (keys missing on either side count as 0)
 
+- `nyt.average_fare_errors`: the relative error of the window's average fare per trip.
 - `kmeans.centroid_errors`: the mean distance between the emitted and the exact centroids, matched one to one at the
   least total distance, relative to the spread of the window's points.
 
