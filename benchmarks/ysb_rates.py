@@ -34,8 +34,8 @@ import pandas as pd
 
 
 def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespace, markers: bool,
-        policy: str) -> dict:
-    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), *policy_options(policy),
+        policy_args: list[str]) -> dict:
+    command = [sys.executable, "-m", "klinkctl", "bench", "ysb", "--results", str(results), *policy_args,
                "--queries", str(args.queries), "--rate", str(rate), "--duration", args.duration,
                "--warmup", args.warmup, "--window", args.window, "--delay", args.delay]
     if not markers:
@@ -112,22 +112,21 @@ def main() -> None:
     rates = [int(r) for r in args.rates.split(",")]
     variants = [True, False] if args.markers_off_too else [True]
     policies = args.policies.split(",")
-    for policy in policies:
-        policy_options(policy)  # a malformed label fails here, before any run
+    options = {policy: policy_options(policy) for policy in policies}  # a malformed label fails before any run
     rows: dict[tuple[int, bool, str], list[dict]] = {(r, m, p): [] for r in rates for m in variants for p in policies}
     order = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(args.keep_results) if args.keep_results else Path(tmp)
         results.mkdir(parents=True, exist_ok=True)
         if args.warm_up_run:  # the first run after `klinkctl up` meets cold JITs in the broker and TaskManager
-            print(f"warm-up run (discarded): {run(results, args.state_dir, rates[0], args, True, policies[0])}",
-                  file=sys.stderr)
+            warm_up = run(results, args.state_dir, rates[0], args, True, options[policies[0]])
+            print(f"warm-up run (discarded): {warm_up}", file=sys.stderr)
         for rep in range(args.reps):
             plan = list(rows)
             order.shuffle(plan)
             for key in plan:
                 rate, markers, policy = key
-                rows[key].append(run(results, args.state_dir, rate, args, markers, policy))
+                rows[key].append(run(results, args.state_dir, rate, args, markers, options[policy]))
                 print(f"rep {rep + 1}/{args.reps} rate {rate} markers {'on' if markers else 'off'} {policy}: "
                       f"{rows[key][-1]}", file=sys.stderr)
     print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
