@@ -15,6 +15,9 @@ and the table adds each policy's mean/p99 ratio to default at that rate (the pap
 With --markers-off-too, each run is repeated with blocking latency markers disabled, side by side, to
 measure the markers' overhead (throughput and TaskManager CPU with and without them).
 
+Ctrl-C (SIGINT) or SIGTERM ends the run under way cleanly (its rows kept, marked interrupted), starts no other, prints
+the table of the runs completed so far, marked INTERRUPTED, and exits 130.
+
 Usage: .venv/bin/python benchmarks/ysb_rates.py --rates 2000,8000,16000 [--queries 4] [--reps 3]
 """
 
@@ -24,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -31,6 +35,8 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
+
+from klinkctl.run.bench import signals_as_interrupt
 
 
 def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespace, markers: bool,
@@ -44,7 +50,15 @@ def run(results: Path, state_dir: str | None, rate: int, args: argparse.Namespac
         command += ["--state-dir", state_dir]
     command += args.bench_args.split()
     before = set(results.iterdir())
-    subprocess.run(command, capture_output=True, text=True)
+    # Its own session: a Ctrl-C at the terminal reaches only this script, which hands the bench exactly one
+    # SIGINT and waits for its clean-up (job cancelled, generator stopped, rows kept, summary `interrupted`).
+    bench = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        bench.wait()
+    except KeyboardInterrupt:
+        bench.send_signal(signal.SIGINT)
+        bench.wait()
+        raise
     (run_dir,) = set(results.iterdir()) - before
     summary = json.loads((run_dir / "summary.json").read_text())
     resources = pd.read_csv(run_dir / "resources.csv")
@@ -115,23 +129,29 @@ def main() -> None:
     options = {policy: policy_options(policy) for policy in policies}  # a malformed label fails before any run
     rows: dict[tuple[int, bool, str], list[dict]] = {(r, m, p): [] for r in rates for m in variants for p in policies}
     order = random.Random(args.seed)
-    with tempfile.TemporaryDirectory() as tmp:
+    interrupted = False
+    with tempfile.TemporaryDirectory() as tmp, signals_as_interrupt():  # also when started in the background
         results = Path(args.keep_results) if args.keep_results else Path(tmp)
         results.mkdir(parents=True, exist_ok=True)
-        if args.warm_up_run:  # the first run after `klinkctl up` meets cold JITs in the broker and TaskManager
-            warm_up = run(results, args.state_dir, rates[0], args, True, options[policies[0]])
-            print(f"warm-up run (discarded): {warm_up}", file=sys.stderr)
-        for rep in range(args.reps):
-            plan = list(rows)
-            order.shuffle(plan)
-            for key in plan:
-                rate, markers, policy = key
-                rows[key].append(run(results, args.state_dir, rate, args, markers, options[policy]))
-                print(f"rep {rep + 1}/{args.reps} rate {rate} markers {'on' if markers else 'off'} {policy}: "
-                      f"{rows[key][-1]}", file=sys.stderr)
-    print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, "
-          f"medians of {args.reps} runs; bench options: {args.bench_args or '-'}; "
-          f"Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
+        try:
+            if args.warm_up_run:  # the first run after `klinkctl up` meets cold JITs in the broker and TaskManager
+                warm_up = run(results, args.state_dir, rates[0], args, True, options[policies[0]])
+                print(f"warm-up run (discarded): {warm_up}", file=sys.stderr)
+            for rep in range(args.reps):
+                plan = list(rows)
+                order.shuffle(plan)
+                for key in plan:
+                    rate, markers, policy = key
+                    rows[key].append(run(results, args.state_dir, rate, args, markers, options[policy]))
+                    print(f"rep {rep + 1}/{args.reps} rate {rate} markers {'on' if markers else 'off'} {policy}: "
+                          f"{rows[key][-1]}", file=sys.stderr)
+        except KeyboardInterrupt:  # the run under way was ended cleanly and is left out of the table
+            interrupted = True
+    done = sum(len(runs) for runs in rows.values())
+    scope = f"INTERRUPTED after {done} runs, medians of what each row completed" if interrupted \
+        else f"medians of {args.reps} runs"
+    print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, {scope}; "
+          f"bench options: {args.bench_args or '-'}; Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
     print(f"{'rate/query':>10} {'markers':>7} {'policy':>28} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
           f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'no win':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
           f"{'cycle us':>8} {'klink in':>8} {'lr in':>6}")
@@ -145,6 +165,8 @@ def main() -> None:
               f"{med(runs, 'generator'):>9.0f} {med(runs, 'flink'):>11.0f} {med(runs, 'behind'):>10.2%} "
               f"{med(runs, 'tm_cpu'):>8.0f} {failed:>6} {windowless:>6} {ratios} {med(runs, 'cycle_us'):>8.0f} "
               f"{med(runs, 'klink_inside'):>8.2f} {med(runs, 'lr_inside'):>6.2f}")
+    if interrupted:
+        sys.exit(130)
 
 
 if __name__ == "__main__":
