@@ -64,6 +64,8 @@ def stalled_steps(m: Model, rng: np.random.Generator) -> np.ndarray:
 
 def simulate(m: Model, policy: str, seed: int = 1) -> np.ndarray:
     """SWM latencies (s) of the windows that fired after the warm-up."""
+    if policy not in ("ps", "oracle"):
+        raise ValueError(f"policy must be 'ps' or 'oracle', got {policy!r}")
     rng = np.random.default_rng(seed)
     next_end = rng.uniform(0, m.window_s, m.queries) + m.window_s
     stalled = stalled_steps(m, rng)
@@ -99,12 +101,20 @@ def main() -> None:
     parser.add_argument("--bounds", default="0.2,1.0", help="watermark bounds B in seconds")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    print(f"fluid model, load {args.rho:.2f} of one core, stalls {Model.stall_s} s every {1 / Model.stalls_per_s:.0f} s "
-          f"on average, windows {Model.window_s:.0f} s; oracle = oldest ingested SWM first")
+    try:
+        bounds = [float(b) for b in args.bounds.split(",")]
+        query_counts = [int(q) for q in args.queries.split(",")]
+    except ValueError:
+        parser.error("--bounds takes seconds and --queries counts, comma-separated, e.g. --bounds 0.2,1 --queries 4,8")
+    if args.rho <= 0 or min(bounds) < 0 or min(query_counts) < 1:
+        parser.error("--rho must be > 0, --bounds >= 0 and --queries >= 1")
+    print(f"fluid model, load {args.rho:.2f} of one core, "
+          f"stalls {Model.stall_s} s every {1 / Model.stalls_per_s:.0f} s on average, windows {Model.window_s:.0f} s; "
+          "oracle = oldest ingested SWM first")
     print(f"{'B s':>5} {'queries':>7} {'ps mean':>8} {'ps p99':>7} {'oracle mean':>11} {'oracle p99':>10} "
           f"{'mean ratio':>10} {'p99 ratio':>9}")
-    for bound in (float(b) for b in args.bounds.split(",")):
-        for queries in (int(q) for q in args.queries.split(",")):
+    for bound in bounds:
+        for queries in query_counts:
             model = Model(queries=queries, rho=args.rho, bound_s=bound)
             ps, oracle = simulate(model, "ps", args.seed), simulate(model, "oracle", args.seed)
             print(f"{bound:>5.1f} {queries:>7} {ps.mean():>8.2f} {np.percentile(ps, 99):>7.2f} {oracle.mean():>11.2f} "

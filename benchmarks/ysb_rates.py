@@ -151,7 +151,8 @@ def main() -> None:
     scope = f"INTERRUPTED after {done} runs, medians of what each row completed" if interrupted \
         else f"medians of {args.reps} runs"
     print(f"YSB, {args.queries} query(ies), window {args.window}, delay {args.delay}, {scope}; "
-          f"bench options: {args.bench_args or '-'}; Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
+          f"bench options: {args.bench_args or '-'}; "
+          f"Kafka + generator + Flink share the machine's {os.cpu_count()} cores")
     print(f"{'rate/query':>10} {'markers':>7} {'policy':>28} {'mean ms':>8} {'p99 ms':>8} {'gen ev/s':>9} {'flink rec/s':>11} "
           f"{'gen behind':>10} {'TM cpu %':>8} {'failed':>6} {'no win':>6} {'mean/def':>8} {'p99/def':>8} {'thr/def':>7} "
           f"{'cycle us':>8} {'klink in':>8} {'lr in':>6}")
