@@ -15,8 +15,8 @@ and the table adds each policy's mean/p99 ratio to default at that rate (the pap
 With --markers-off-too, each run is repeated with blocking latency markers disabled, side by side, to
 measure the markers' overhead (throughput and TaskManager CPU with and without them).
 
-Ctrl-C (SIGINT) or SIGTERM ends the run under way cleanly (its rows kept, marked interrupted), starts no other, prints
-the table of the runs completed so far, marked INTERRUPTED, and exits 130.
+Ctrl-C (SIGINT) or SIGTERM ends the run under way cleanly (its rows kept, marked interrupted), starts no
+other, prints the table of the runs completed so far, marked INTERRUPTED, and exits 130.
 
 Usage: .venv/bin/python benchmarks/ysb_rates.py --rates 2000,8000,16000 [--queries 4] [--reps 3]
 """
