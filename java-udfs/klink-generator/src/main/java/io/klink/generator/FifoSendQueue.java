@@ -96,4 +96,9 @@ final class FifoSendQueue implements SendQueue {
     public int topicAt(int i) {
         return topic[(head + i) & (sendAt.length - 1)];
     }
+
+    @Override
+    public long packedAt(int i) {
+        return packed[(head + i) & (sendAt.length - 1)];
+    }
 }

@@ -17,6 +17,12 @@ public final class Generator {
     /** Events generated or sent per loop iteration before the loop looks at the clock/rows again. */
     private static final int CHUNK = 4096;
     private static final long MAX_PARK_NANOS = 50_000_000L;
+    /** Event-time spacing of the progress records sent after the last event (see {@link #sendProgressAfterEnd}). */
+    static final long PROGRESS_GAP_NANOS = 50_000_000L;
+    /** The packed value of a progress record: no codec draws it (their fields are non-negative). */
+    static final long PROGRESS = Long.MIN_VALUE;
+    /** A progress record's value: a line the jobs' deserializers turn into a watermark-only envelope. */
+    public static final String PROGRESS_PREFIX = "#progress,";
 
     /** What to generate. {@code ratePerTopic} is ignored when {@code maxRate}. */
     public record Config(List<String> topics, long ratePerTopic, long durationMs, DelayModel delay, Gaps gaps,
@@ -31,8 +37,8 @@ public final class Generator {
 
     /** Outcome of a run; times are nanoseconds since the start unless named otherwise. */
     public record Result(boolean interrupted, long eventsSent, long eventsScheduled, long[] sentPerTopic,
-                         long[] scheduledPerTopic, long behindEvents, long maxLagNanos, long elapsedNanos,
-                         double achievedRate) {
+                         long[] scheduledPerTopic, long behindEvents, long maxLagNanos, double lagP99Ms,
+                         long elapsedNanos, double achievedRate) {
 
         public double behindFraction() {
             return eventsScheduled == 0 ? 0.0 : (double) behindEvents / eventsScheduled;
@@ -60,6 +66,9 @@ public final class Generator {
 
     // generation cursors: topic t's next event is its number generatedCount[t], at offset nextOffset[t] ns
     private long startMs;
+    // progress after the end: the next progress record's offset, and the offset after the last one (0 = none)
+    private long nextProgressOffset;
+    private long progressEndNanos;
     private final long[] nextOffset;
     private final long[] generatedCount;
     private int genTopic;
@@ -91,6 +100,20 @@ public final class Generator {
         this.sentDelays = h;
     }
 
+    /**
+     * After the last event, sends every topic progress records (one per {@link #PROGRESS_GAP_NANOS} of event
+     * time, each with a delay drawn from the delay model like an event's) up to event time end + {@code leadMs}:
+     * with {@code leadMs} = the job's watermark bound B, its watermark then passes the end of generation, so
+     * every window ending at or before it fires as it would in a stream that went on — none is censored.
+     */
+    public void sendProgressAfterEnd(long leadMs) {
+        if (config.maxRate() || leadMs < 0) {
+            throw new IllegalArgumentException("progress after the end needs a scheduled run and a lead >= 0");
+        }
+        nextProgressOffset = endOffsetNanos;
+        progressEndNanos = endOffsetNanos + leadMs * 1_000_000L + PROGRESS_GAP_NANOS;
+    }
+
     /** Asks the loop to stop at its next iteration (from a shutdown hook, any thread). */
     public void requestStop() {
         stopRequested = true;
@@ -120,7 +143,7 @@ public final class Generator {
     private Result runScheduled(long t0) {
         while (!stopRequested) {
             long now = clock.nanoTime() - t0;
-            int generated = generateUntil(now, CHUNK);
+            int generated = generateUntil(now, CHUNK) + generateProgressUntil(now);
             stats.emitRows(now, generatedUntil(), queue.isEmpty() ? Long.MAX_VALUE : queue.peekSendAt());
             int sent = 0;
             while (sent < CHUNK && !queue.isEmpty() && queue.peekSendAt() <= now) {
@@ -131,11 +154,12 @@ public final class Generator {
             if (sent > 0) {
                 sink.endOfBurst();
             }
-            if (allGenerated() && queue.isEmpty()) {
+            if (allGenerated() && queue.isEmpty() && nextProgressDue() == Long.MAX_VALUE) {
                 break;
             }
             if (generated == 0 && sent == 0) {
-                long next = Math.min(generatedUntil(), queue.isEmpty() ? Long.MAX_VALUE : queue.peekSendAt());
+                long next = Math.min(Math.min(generatedUntil(), nextProgressDue()),
+                        queue.isEmpty() ? Long.MAX_VALUE : queue.peekSendAt());
                 next = Math.min(next, stats.nextRowBoundaryNanos());
                 long wait = next - (clock.nanoTime() - t0);
                 if (wait > 0) {
@@ -205,6 +229,25 @@ public final class Generator {
         nextOffset[t] = config.gaps().nextOffsetNanos(generatedCount[t]++, offset, seeds.gaps[t]);
     }
 
+    /** Adds the progress records due by {@code now}, once every event is generated (so the FIFO stays ordered). */
+    private int generateProgressUntil(long now) {
+        int n = 0;
+        while (nextProgressDue() <= now && allGenerated()) {
+            for (int t = 0; t < topics; t++) {
+                long delayMs = config.delay().sampleDelayMs(seeds.delays[t]);
+                queue.add(nextProgressOffset + delayMs * 1_000_000L, startMs + nextProgressOffset / 1_000_000L, t,
+                        PROGRESS);
+                n++;
+            }
+            nextProgressOffset += PROGRESS_GAP_NANOS;
+        }
+        return n;
+    }
+
+    private long nextProgressDue() {
+        return nextProgressOffset < progressEndNanos ? nextProgressOffset : Long.MAX_VALUE;
+    }
+
     /** Every event with a scheduled send time before this has been generated. */
     private long generatedUntil() {
         long until = Long.MAX_VALUE;
@@ -224,6 +267,11 @@ public final class Generator {
         long scheduled = queue.peekSendAt();
         int t = queue.peekTopic();
         long eventTimeMs = queue.peekEventTimeMs();
+        if (queue.peekPacked() == PROGRESS) {  // not an event: no statistics
+            queue.removeFirst();
+            sink.send(t, (PROGRESS_PREFIX + eventTimeMs).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return;
+        }
         if (sentDelays != null) {
             sentDelays.add(startMs + now / 1_000_000L - eventTimeMs);
         }
@@ -241,6 +289,9 @@ public final class Generator {
             generateUntil(now, Integer.MAX_VALUE);
             for (int i = 0; i < queue.size(); i++) {
                 long sendAt = queue.sendAtAt(i);
+                if (queue.packedAt(i) == PROGRESS) {
+                    continue;
+                }
                 if (sendAt <= now) {
                     overdue++;
                     scheduledPerTopic[queue.topicAt(i)]++;
@@ -257,7 +308,8 @@ public final class Generator {
         }
         stats.finish(now);
         return new Result(interrupted, stats.totalSent(), stats.totalSent() + overdue, sentPerTopic,
-                scheduledPerTopic, stats.totalBehind(), stats.maxLagNanos(), now, achievedRate());
+                scheduledPerTopic, stats.totalBehind(), stats.maxLagNanos(), stats.lagPercentileMs(99), now,
+                achievedRate());
     }
 
     /**

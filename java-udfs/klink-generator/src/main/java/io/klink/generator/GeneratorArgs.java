@@ -38,6 +38,9 @@ public final class GeneratorArgs {
             "  --ads-per-campaign N      ads per campaign (default 10)",
             "  --stats-file PATH         per-second CSV: second,sent,scheduled,behind_events,max_lag_ms",
             "  --summary-file PATH       summary JSON at the end (default: printed to stdout)",
+            "  --progress-after-end D    after the last event, send each topic '#progress,<event time>' records",
+            "                            (every 50 ms of event time, delays as events') up to the end + D: with D =",
+            "                            the job's watermark bound every window ending by the end fires",
             "  --start-at-ms MS          epoch ms of event 0 (default: now, after the warm-up); the generator waits",
             "                            for it. Give it >= 5 s of room: JVM start, metadata, warm-up (which is",
             "                            shortened to fit)",
@@ -61,7 +64,7 @@ public final class GeneratorArgs {
 
     private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
-            "--start-at-ms", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
+            "--start-at-ms", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
     static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans");
     private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
@@ -93,6 +96,8 @@ public final class GeneratorArgs {
     public String gapsSpec = "const";
     public boolean help;
     public long warmupMs = 15_000;
+    /** Event time the progress records cover after the last event, ms; -1 = send none. */
+    public long progressAfterEndMs = -1;
     public String warmupTopic = "klink-generator-warmup";
     public String compression = "lz4";
     public int lingerMs = 5;
@@ -229,6 +234,16 @@ public final class GeneratorArgs {
             case "--summary-file" -> summaryFile = Path.of(v);
             case "--delays-file" -> delaysFile = Path.of(v);
             case "--start-at-ms" -> startAtMs = parseLong(flag, v);
+            case "--progress-after-end" -> {
+                try {
+                    progressAfterEndMs = Durations.parseMillis(v, "s");
+                } catch (IllegalArgumentException e) {
+                    throw new UsageException("--progress-after-end: " + e.getMessage());
+                }
+                if (progressAfterEndMs < 0) {
+                    throw new UsageException("--progress-after-end must not be negative, got " + v);
+                }
+            }
             case "--warmup" -> {
                 try {
                     warmupMs = Durations.parseMillis(v, "s");

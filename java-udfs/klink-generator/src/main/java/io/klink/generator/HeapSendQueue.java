@@ -128,4 +128,9 @@ final class HeapSendQueue implements SendQueue {
     public int topicAt(int i) {
         return topic[i];
     }
+
+    @Override
+    public long packedAt(int i) {
+        return packed[i];
+    }
 }

@@ -42,6 +42,9 @@ public final class LagStats {
     private long totalSent;
     private long totalBehind;
     private long maxLagNanos;
+    /** Send lag of every event (µs, clamped to its range so recording never resizes or branches out). */
+    private final org.HdrHistogram.Histogram lagMicros = new org.HdrHistogram.Histogram(MAX_LAG_MICROS, 2);
+    private static final long MAX_LAG_MICROS = 3_600_000_000L;
     private long firstScheduledSend = Long.MAX_VALUE;
     private long lastScheduledSend = Long.MIN_VALUE;
     private long firstActualSend = Long.MAX_VALUE;
@@ -82,6 +85,7 @@ public final class LagStats {
         behind[s] += isBehind;
         totalBehind += isBehind;
         maxLag[s] = Math.max(maxLag[s], lag);
+        lagMicros.recordValue(Math.min(MAX_LAG_MICROS, Math.max(0, lag / 1000)));
         firstScheduledSend = Math.min(firstScheduledSend, scheduledNanos);
         lastScheduledSend = Math.max(lastScheduledSend, scheduledNanos);
         firstActualSend = Math.min(firstActualSend, actualNanos);
@@ -107,6 +111,7 @@ public final class LagStats {
         if (lag > maxLag[s]) {
             maxLag[s] = lag;
         }
+        lagMicros.recordValue(Math.min(MAX_LAG_MICROS, Math.max(0, lag / 1000)));
     }
 
     /**
@@ -204,6 +209,11 @@ public final class LagStats {
 
     public long sentOfTopic(int topic) {
         return sentPerTopic[topic];
+    }
+
+    /** The {@code percentile} (0–100) of the send lag over every event counted, ms (sent and unsent at the end). */
+    public double lagPercentileMs(double percentile) {
+        return lagMicros.getValueAtPercentile(percentile) / 1000.0;
     }
 
     /** Largest lag seen, including sent events, waiting events at row ends, and unsent ones at the end. */

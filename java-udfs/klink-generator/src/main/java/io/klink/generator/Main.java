@@ -87,6 +87,9 @@ public final class Main {
         Generator generator = new Generator(config, a.seed, codec, Clock.SYSTEM, packing, stats);
         DelayHistogram sentDelays = new DelayHistogram();
         generator.recordSentDelays(sentDelays);
+        if (a.progressAfterEndMs >= 0 && !a.maxRate) {
+            generator.sendProgressAfterEnd(a.progressAfterEndMs);
+        }
 
         // SIGTERM/SIGINT: stop the loop, let this thread flush and write the summary, then exit.
         CountDownLatch done = new CountDownLatch(1);

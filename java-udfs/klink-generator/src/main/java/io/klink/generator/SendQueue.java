@@ -29,6 +29,9 @@ public interface SendQueue {
     /** Topic of the i-th stored entry, same order as {@link #sendAtAt}. */
     int topicAt(int i);
 
+    /** Packed fields of the i-th stored entry, same order as {@link #sendAtAt}. */
+    long packedAt(int i);
+
     /** FIFO when sending order equals generation order (constant delay, regular gaps), else a binary heap. */
     static SendQueue forSchedule(DelayModel delay, Gaps gaps) {
         return delay.isConstant() && gaps.isRegular() ? new FifoSendQueue() : new HeapSendQueue();

@@ -46,6 +46,7 @@ final class Summary {
                 {"fell_behind", Boolean.toString(r.fellBehind())},
                 {"behind_threshold_ms", Long.toString(LagStats.BEHIND_THRESHOLD_NANOS / 1_000_000L)},
                 {"max_lag_ms", Json.num(r.maxLagNanos() / 1e6)},
+                {"lag_p99_ms", Json.num(r.lagP99Ms())},
                 {"per_topic", perTopic.toString()},
                 {"topics", topicList.toString()},
                 {"seed", Long.toString(a.seed)},

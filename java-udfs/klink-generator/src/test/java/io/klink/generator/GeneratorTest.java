@@ -233,4 +233,28 @@ class GeneratorTest {
         CapturingSink.Sent last = sink.sent.get(sink.sent.size() - 1);
         assertEquals(START + last.atNanos() / MS, TinyJson.parseFlatObject(last.json()).get("event_time"));
     }
+
+    @Test
+    void progressRecordsFollowTheLastEventUpToTheLeadAndAreNotCounted() {
+        Run r = new Run(42, List.of("q0", "q1"), 1000, 200, "const:100ms");
+        r.generator.sendProgressAfterEnd(300);
+        r.go();
+        assertEquals(400, r.result.eventsSent(), "progress records are not events");
+        assertFalse(r.result.interrupted());
+        for (int topic = 0; topic < 2; topic++) {
+            List<String> values = r.sink.jsonOfTopic(topic);
+            List<String> progress = values.stream().filter(v -> v.startsWith(Generator.PROGRESS_PREFIX)).toList();
+            assertEquals(values.subList(200, values.size()), progress, "after every event of the topic");
+            List<Long> times = progress.stream()
+                    .map(v -> Long.parseLong(v.substring(Generator.PROGRESS_PREFIX.length()))).toList();
+            assertEquals(List.of(START + 200, START + 250, START + 300, START + 350, START + 400, START + 450,
+                    START + 500), times, "every 50 ms of event time from the end to end + lead");
+        }
+        for (CapturingSink.Sent sent : r.sink.sent) {
+            if (sent.json().startsWith(Generator.PROGRESS_PREFIX)) {
+                long eventTime = Long.parseLong(sent.json().substring(Generator.PROGRESS_PREFIX.length()));
+                assertEquals(eventTime - START + 100, sent.atNanos() / MS, "sent at event time + the sampled delay");
+            }
+        }
+    }
 }

@@ -15,6 +15,9 @@ public class Envelope {
     public static final byte RESULT = 3;
     public static final byte FIRING = 4;
     public static final byte SUBSTREAM = 5;
+    /** Event-time progress without an event (the generator's records after its last event): it advances the
+     *  source's watermark like an event of its time, and windows drop it. */
+    public static final byte PROGRESS = 6;
 
     public byte kind;
     /** DATA: key (e.g. ad id, then campaign id); RESULT: the window's key. */
@@ -45,6 +48,13 @@ public class Envelope {
         e.key = key;
         e.timestamp = eventTime;
         e.value = value;
+        return e;
+    }
+
+    public static Envelope progress(long eventTime) {
+        Envelope e = new Envelope();
+        e.kind = PROGRESS;
+        e.timestamp = eventTime;
         return e;
     }
 

@@ -54,6 +54,7 @@ public class InstrumentedWindowOperator extends AbstractStreamOperator<Envelope>
                 windows.add(envelope);
                 reportProgress(false);
             }
+            case Envelope.PROGRESS -> { }  // its time already moved the watermark at the source
             case Envelope.MARKER -> {
                 if (!windows.holdMarker(envelope)) {
                     output.collect(element);

@@ -62,6 +62,7 @@ public class SamplingOperator extends AbstractStreamOperator<Envelope>
         switch (envelope.kind) {
             case Envelope.DATA -> sampler.onEvent(envelope, System.currentTimeMillis(), toWindow);
             case Envelope.PROBE -> { }  // the source's watermarks do not pass
+            case Envelope.PROGRESS -> sampler.onProgress(envelope.timestamp, System.currentTimeMillis(), toWindow);
             default -> output.collect(element);
         }
     }

@@ -61,6 +61,12 @@ public final class SlackSampler implements StreamSampler {
         onTime(nowMs, out);
     }
 
+    @Override
+    public void onProgress(long eventTime, long nowMs, Output out) {
+        maxEventTime = Math.max(maxEventTime, eventTime);
+        onTime(nowMs, out);
+    }
+
     private double plannedRate() {
         if (!qualityDriven || monitor.historyLength() < config.substreamsPerWindow()) {
             return 1.0;

@@ -16,6 +16,12 @@ public interface StreamSampler {
     /** Wall time passes (called every few ms): emits what has become due. */
     void onTime(long nowMs, Output out);
 
+    /** Event time {@code eventTime} has been reached without an event (the generator's end-of-run progress);
+     *  samplers whose progress follows event time advance as for an event of that time. */
+    default void onProgress(long eventTime, long nowMs, Output out) {
+        onTime(nowMs, out);
+    }
+
     /** Where a sampler's decisions go, in order. */
     interface Output {
         /** A data event for the window; {@link Envelope#weight} = the events it stands for. */

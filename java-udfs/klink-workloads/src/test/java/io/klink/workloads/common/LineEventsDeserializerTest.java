@@ -52,4 +52,16 @@ class LineEventsDeserializerTest {
     void aBadLineInAPackedRecordIsAnError() {
         assertThrows(IOException.class, () -> read(new CsvLineDeserializer("point"), "1,2,3\n1,2,x"));
     }
+
+    @Test
+    void progressRecordsBecomeProgressEnvelopesInEveryWorkloadsFormat() throws IOException {
+        List<Envelope> csv = read(new CsvLineDeserializer("point"), "1.5,2.5,1000\n#progress,1050\n#progress,1100");
+        assertEquals(List.of(Envelope.DATA, Envelope.PROGRESS, Envelope.PROGRESS),
+                csv.stream().map(e -> e.kind).toList());
+        assertEquals(List.of(1000L, 1050L, 1100L), csv.stream().map(e -> e.timestamp).toList());
+        List<Envelope> ysb = read(new YsbEventDeserializer(), "#progress,2000");
+        assertEquals(Envelope.PROGRESS, ysb.get(0).kind);
+        assertEquals(2000L, ysb.get(0).timestamp);
+        assertThrows(IOException.class, () -> read(new YsbEventDeserializer(), "#progress,soon"));
+    }
 }
