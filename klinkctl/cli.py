@@ -251,6 +251,20 @@ def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file:
         raise KlinkError(f"run {outcome.summary['status']}: {outcome.summary['reason']}")
 
 
+def _print_window_census(summary: dict) -> None:
+    expected, censored = summary.get("windows_expected"), summary.get("windows_censored_total")
+    if not expected:
+        return
+    exact = "" if summary.get("windows_expected_exact") else "at least "
+    line = f"windows: {summary['windows_measured']} measured of {exact}{expected} expected"
+    if censored:
+        line += f"; {censored} CENSORED (never fired): the latency statistics are a lower bound"
+    drain = summary.get("drain") or {}
+    if drain.get("waited_ms") is not None:
+        line += f"; waited {drain['waited_ms'] / 1000:.1f} s after the end for the last windows"
+    click.echo(line)
+
+
 def _print_summary(summary: dict) -> None:
     table = Table("metric", "count", "mean", "p50", "p90", "p95", "p99", "max", title=f"{summary['run']}")
     for label, key in (("SWM latency (ms)", "swm_latency_ms"), ("marker latency (ms)", "marker_latency_ms"),
@@ -267,6 +281,7 @@ def _print_summary(summary: dict) -> None:
     behind = gen.get("behind_fraction")
     click.echo(f"generator: {gen.get('events_sent')} events sent, behind schedule "
                f"{(behind or 0):.2%} of events; late events dropped by windows: {summary['late_dropped']}")
+    _print_window_census(summary)
     delay = summary.get("delay") or {}
     if delay.get("samples"):
         click.echo(f"network delay {delay['model']}: mean {delay['observed_mean_ms']:.1f} ms sent vs "

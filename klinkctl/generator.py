@@ -61,13 +61,15 @@ class GeneratorProcess:
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
           gaps: str, event_args: list[str], start_at_ms: int, warmup_ms: int,
           run_dir: Path, cpus: str = "", namespace: GeneratorNamespace | None = None,
-          pack_bytes: int = 65536) -> GeneratorProcess:
+          pack_bytes: int = 65536, progress_after_end_ms: int = 0) -> GeneratorProcess:
     """Starts the generator; inside `namespace` when netem was applied to it (`klinkctl netem apply`).
-    `event_args` choose the workload's events (`--workload nyt`, YSB's campaign table)."""
+    `event_args` choose the workload's events (`--workload nyt`, YSB's campaign table). After its last event it
+    sends progress records covering `progress_after_end_ms` of event time, so the jobs' watermarks pass the end."""
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
                  "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps,
                  "--compression", COMPRESSION, "--pack-bytes", str(pack_bytes), *event_args,
                  "--start-at-ms", str(start_at_ms), "--warmup", f"{warmup_ms}ms",
+                 "--progress-after-end", f"{progress_after_end_ms}ms",
                  "--warmup-topic", f"{topics[0]}-warmup",
                  "--stats-file", str(run_dir / "generator.csv"),
                  "--summary-file", str(run_dir / "generator-summary.json"),

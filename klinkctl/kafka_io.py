@@ -114,8 +114,9 @@ def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[by
 
 
 def events_of(value: bytes) -> list[bytes]:
-    """The events of one record value: one per line (a record of one event has no newline)."""
-    return [line for line in value.split(b"\n") if line]
+    """The events of one record value: one per line (a record of one event has no newline). The generator's
+    progress records after its last event (`#progress,<event time>`) are not events."""
+    return [line for line in value.split(b"\n") if line and not line.startswith(b"#")]
 
 
 def json_event_time(value: bytes) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from klinkctl.delay import fit_report, parse_delay
+from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.stats import latency_summary
 from klinkctl.results.tables import measured_rows, read_table
@@ -51,14 +52,33 @@ def estimator_accuracy(estimator: pd.DataFrame, after_ms: int | None) -> dict:
 
 
 def windows_expected(config: dict, measured: tuple[int, int] | None) -> int | None:
-    """Windows every query should fire with an end inside the measured span: a policy that starves a
-    query fires fewer, and its missing windows have no latency row at all (the mean would hide them)."""
+    """A lower bound of the windows every query should fire with an end inside the measured span, for workloads
+    whose exact count is not known ahead (LRB's toll windows fire only where enough cars are)."""
     if not measured or not config.get("window_ms") or not config.get("queries"):
         return None
-    period = int(config.get("slide_ms") or config["window_ms"])  # sliding windows fire once per slide
+    period = windows.firing_period_ms(config)
     if config.get("stressed"):
         period //= 3  # lrb --stressed: the query's last window (tolls) is a third of the slide
     return int(config["queries"]) * max(0, (measured[1] - measured[0]) // period - 1)
+
+
+def window_census(run_dir: Path, config: dict, measured: tuple[int, int] | None, latency: pd.DataFrame) -> dict:
+    """windows_expected (exact per query where the workload allows it) and windows_censored: expected windows
+    that never fired. A policy that starves a query, or a backlog not worked off before collection stopped,
+    leaves windows without a latency row, and the mean would silently hide them."""
+    expected = windows.expected_by_query(config, windows.query_offsets(run_dir), measured) if measured else {}
+    if not expected:
+        return {"windows_expected": windows_expected(config, measured), "windows_expected_exact": False,
+                "windows_expected_per_query": None, "windows_censored": None, "windows_censored_total": None}
+    fired = measured_rows(latency, measured[1]) if not latency.empty else pd.DataFrame()
+    censored = windows.censored_by_query(expected, fired)
+    return {"windows_expected": int(sum(ends.size for ends in expected.values())), "windows_expected_exact": True,
+            "windows_expected_per_query": {query: int(ends.size) for query, ends in expected.items()},
+            "windows_censored": censored, "windows_censored_total": int(sum(censored.values()))}
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 #: Where observed delays come from, best first: Kafka append time − event time (sampled by the harness,
@@ -105,9 +125,14 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     throughput = read_table(run_dir / "throughput.csv")
     behind = generator_summary.get("behind_fraction")
     swm_latencies = _measured(latency, "swm_latency_ms", measured[1] if measured else None)
-    expected, fired = windows_expected(config, measured), len(swm_latencies)
+    census = window_census(run_dir, config, measured, latency)
+    expected, fired, censored = census["windows_expected"], len(swm_latencies), census["windows_censored_total"]
     flags = []
-    if expected and fired < expected:
+    if censored:
+        per_query = ", ".join(f"{q}: {n}" for q, n in census["windows_censored"].items() if n)
+        flags.append(f"{censored} of {expected} windows never fired before collection stopped (censored; {per_query}):"
+                     " the latency statistics are a lower bound")
+    elif not census["windows_expected_exact"] and expected and fired < expected:
         flags.append(f"only {fired} of at least {expected} windows fired in the measured span: "
                      "queries were starved; their latency is not in the statistics")
     if behind is not None and behind > GENERATOR_BEHIND_LIMIT:
@@ -121,20 +146,21 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "policy": config.get("policy"),
         "sampler": config.get("sampler", "none"),
         "warmup_until_ms": measured[0] if measured else None,
-        "swm_latency_ms": latency_summary(swm_latencies),
+        "swm_latency_ms": {**latency_summary(swm_latencies), "lower_bound": bool(censored)},
         "marker_latency_ms": latency_summary(_measured(markers, "latency_ms")),
         "watermark_propagation_ms": latency_summary(_measured(watermarks, "propagation_ms")),
         "windows_fired": int(len(latency)),
         "windows_measured": fired,
-        "windows_expected": expected,
+        **census,
+        "drain": read_json(run_dir / "drain.json"),
         "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),
             "flink_source_records_per_s": flink_source_rate(throughput, measured) if measured else None,
         },
         "generator": {k: generator_summary.get(k) for k in
-                      ("events_sent", "events_scheduled", "behind_events", "behind_fraction", "fell_behind",
-                       "status")},
+                      ("events_sent", "events_scheduled", "target_rate", "achieved_rate", "behind_events",
+                       "behind_fraction", "fell_behind", "lag_p99_ms", "max_lag_ms", "status")},
         "delay": delay_fit(run_dir, config.get("delay")),
         "scheduler": scheduler_overhead(read_table(run_dir / "scheduler.csv")),
         "estimator": estimator_accuracy(read_table(run_dir / "estimator.csv"), measured[0] if measured else None),

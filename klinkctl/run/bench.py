@@ -6,6 +6,7 @@ cancelled, every collected row flushed, and summary.json says completed / failed
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import time
@@ -24,7 +25,7 @@ from klinkctl.run import scheduler_control
 from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
-from klinkctl.results import accuracy
+from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import BenchConfig
@@ -108,6 +109,17 @@ def drain_ms(config: BenchConfig) -> int:
     return int(config.network_delay().quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
 
 
+def progress_after_end_ms(config: BenchConfig) -> int:
+    """Event time the generator's progress records cover after its last event: the watermark bound B moves the
+    source's watermark past the end; the delay's tail covers a K-Slack sampler, whose slack is the largest delay."""
+    return config.watermark_bound_ms + int(config.network_delay().quantile_ms(0.999))
+
+
+def drain_cap_ms(config: BenchConfig) -> int:
+    """However large the backlog, a run waits at most this long after its end for its last windows."""
+    return max(60_000, 2 * config.duration_ms)
+
+
 def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_processes: dict[str, int],
               progress: Progress = no_progress) -> RunOutcome:
     run_id, run_dir = new_run_dir(results_root, config)
@@ -139,9 +151,11 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
                                   config.seed, config.network_delay().spec, config.gaps().generator_arg,
                                   workload.generator_args(config), start_at_ms, GENERATOR_WARMUP_MS, run_dir,
                                   config.generator_cpus, netem.generator_namespace(spec.state_dir),
-                                  config.pack_bytes)
+                                  config.pack_bytes, progress_after_end_ms(config))
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
+            span = (warmup_until_ms, start_at_ms + config.duration_ms)
+            _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)
     except KeyboardInterrupt:
         status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) before the run's end"
     except (RunFailed, KlinkError) as error:
@@ -185,7 +199,7 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
         if state in flink_jobs.TERMINAL_STATES:
             raise RunFailed(f"job {job_id} ended as {state}: {flink_jobs.job_failure(spec, job_id)}")
         now = time.time() * 1000
-        if code == 0 and now >= end_ms:
+        if code == 0:
             return
         elapsed = max(0.0, (now - start_at_ms) / 1000)
         last = collector.last_swm_latency_ms
@@ -193,6 +207,44 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
                  f"{collector.firings} windows fired"
                  + (f", last SWM latency {last} ms" if last is not None else ""))
         time.sleep(0.5)
+
+
+def _await_last_windows(spec: StackSpec, config: BenchConfig, job_id: str, plan: common.Plan,
+                        collector: MetricsCollector, sampler: ResourceSampler, span: tuple[int, int], run_dir: Path,
+                        progress: Progress) -> None:
+    """After the generator's end, until every window the run must measure has fired: at least the drain time,
+    longer while the sources still work off a backlog (its size over their read rate), never past the cap.
+    What it waited and why it stopped goes to drain.json (and summary.json's `drain`)."""
+    expected = windows.expected_by_query(config.to_dict(), {q.id: q.window_offset_ms for q in plan.queries}, span)
+    sent = generator.summary(run_dir).get("events_sent") or 0
+    started = time.time() * 1000
+    cap = started + drain_cap_ms(config)
+    deadline = max(started, span[1] + drain_ms(config))
+    backlog_at_end = backlog = None
+    while True:
+        missing = sum(int(end) not in collector.fired_after_warmup.get(query, ()) for query, ends in expected.items()
+                      for end in ends)
+        now = time.time() * 1000
+        read = sampler.source_progress()
+        if read is not None:
+            backlog = max(0.0, sent - read[0])
+            backlog_at_end = backlog if backlog_at_end is None else backlog_at_end
+            if read[1] > 0:
+                deadline = max(deadline, now + 1.2 * backlog / read[1] * 1000 + drain_ms(config))
+        deadline = min(deadline, cap)
+        if (expected and not missing) or now >= deadline:
+            break
+        state = flink_jobs.job_state(spec, job_id)
+        if state in flink_jobs.TERMINAL_STATES:
+            raise RunFailed(f"job {job_id} ended as {state}: {flink_jobs.job_failure(spec, job_id)}")
+        progress(f"{config.workload} {config.policy}: waiting for the last windows ({missing} to come"
+                 + (f", backlog {backlog:,.0f} events" if backlog is not None else "") + ")")
+        time.sleep(0.5)
+    report = {"waited_ms": int(now - started), "limit_ms": int(deadline - started), "cap_ms": drain_cap_ms(config),
+              "backlog_events_at_end": backlog_at_end, "backlog_events_left": backlog,
+              "windows_missing": missing if expected else None,
+              "complete": (not missing) if expected else None}
+    (run_dir / "drain.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
 def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload, run_dir: Path,

@@ -88,6 +88,7 @@ class MetricsCollector(threading.Thread):
         if sampling:  # the sampler's sub-streams
             self.tables["substream"] = CsvTable(run_dir / "sampling.csv", SAMPLING_COLUMNS)
         self.last_swm_latency_ms: float | None = None
+        self.fired_after_warmup: dict[str, set[int]] = {}  # query -> ends of its windows fired after the warm-up
         self._stopping = threading.Event()
         self._consumer = Consumer({
             "bootstrap.servers": bootstrap, "group.id": f"klinkctl-{topic}", "auto.offset.reset": "earliest",
@@ -119,6 +120,8 @@ class MetricsCollector(threading.Thread):
         if kind == "firing":
             row["warmup"] = row["window_end"] < self.warmup_until_ms
             self.last_swm_latency_ms = row["swm_latency_ms"]
+            if not row["warmup"]:
+                self.fired_after_warmup.setdefault(row["query"], set()).add(row["window_end"])
         elif kind == "marker":
             row["warmup"] = row["created_at"] < self.warmup_until_ms
         elif kind == "result" and "fields" in row:
@@ -143,6 +146,8 @@ class ResourceSampler(threading.Thread):
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
         self.resources = CsvTable(run_dir / "resources.csv", RESOURCE_COLUMNS)
         self._last_counts: dict[str, tuple[int, float, float]] = {}
+        # (time, events read by all sources so far) of the last two samples: the backlog's drain rate
+        self.source_reads: list[tuple[int, float]] = []
         self._stopping = threading.Event()
 
     def add_process(self, name: str, pid: int) -> None:
@@ -174,6 +179,7 @@ class ResourceSampler(threading.Thread):
         between samples (the ...PerSecond meters average over a minute, too slow for short runs)."""
         try:
             vertices = flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]
+            sources_read = 0.0
             for vertex in vertices:
                 events_read = source_events_metric(vertex["name"])
                 metrics = flink.rest_get(
@@ -181,11 +187,20 @@ class ResourceSampler(threading.Thread):
                                f"?get=numRecordsIn,numRecordsOut{',' + events_read if events_read else ''}&agg=sum")
                 counts = {m["id"]: m.get("sum") for m in metrics}
                 records_in = counts.get(events_read) if events_read else counts.get("numRecordsIn")
+                sources_read += (records_in or 0.0) if events_read else 0.0
                 if records_in is not None and "numRecordsOut" in counts:
                     self._write_rate(now, vertex["name"], records_in, counts["numRecordsOut"])
         except (urllib.error.URLError, OSError, KeyError, ValueError):
             return  # the job may be ending; a missing sample is not worth failing the run for
+        self.source_reads = [*self.source_reads[-1:], (now, sources_read)]
         self.throughput.flush()
+
+    def source_progress(self) -> tuple[float, float] | None:
+        """Events all sources have read so far and their rate over the last second; None before two samples."""
+        reads = self.source_reads
+        if len(reads) < 2 or reads[1][0] <= reads[0][0]:
+            return None
+        return reads[1][1], (reads[1][1] - reads[0][1]) * 1000 / (reads[1][0] - reads[0][0])
 
     def _write_rate(self, now: int, vertex: str, records_in: float, records_out: float) -> None:
         previous = self._last_counts.get(vertex)

@@ -103,3 +103,29 @@ def test_windows_expected_follow_each_workloads_last_window():
     assert windows_expected({"window_ms": 10_000, "queries": 2}, span) == 2 * 2  # ysb: tumbling 10 s
     assert windows_expected({"window_ms": 5000, "slide_ms": 3000, "queries": 1}, span) == 9  # lrb: 3 s tolls
     assert windows_expected({"window_ms": 5000, "slide_ms": 3000, "stressed": True, "queries": 1}, span) == 29
+
+
+def test_expected_window_ends_follow_each_querys_offset_and_period():
+    from klinkctl.results.windows import expected_ends
+    assert expected_ends(offset_ms=250, window_ms=1000, period_ms=1000, first_ms=10_000, last_ms=13_000).tolist() \
+        == [10_250, 11_250, 12_250]
+    # sliding 2 s windows every 1 s at offset 300: ends at 300 mod 1000; the bounds are inclusive
+    assert expected_ends(300, 2000, 1000, 10_300, 12_300).tolist() == [10_300, 11_300, 12_300]
+
+
+def test_an_expected_window_without_a_row_is_counted_censored_per_query(tmp_path):
+    (tmp_path / "job-config.json").write_text(json.dumps(
+        {"queries": [{"id": "q00", "windowOffsetMs": 0}, {"id": "q01", "windowOffsetMs": 500}]}))
+    table = CsvTable(tmp_path / "latency.csv", LATENCY_COLUMNS)
+    fired = [("q00", 11_000), ("q00", 12_000), ("q01", 10_500), ("q01", 11_500), ("q01", 12_500),
+             ("q01", 13_500)]  # q01's 13 500 ends after the generation: partial, not expected
+    for query, end in fired:
+        table.write({"run": "r", "policy": "default", "query": query, "window_end": end, "swm_latency_ms": 100,
+                     "late_dropped": 0, "warmup": False})
+    table.close()
+    config = {"workload": "ysb", "queries": 2, "window_ms": 1000}
+    summary = build_summary(tmp_path, "r", config, "completed", "", (10_000, 13_000), {})
+    assert summary["windows_expected_per_query"] == {"q00": 4, "q01": 3}  # q00: 10 000 .. 13 000
+    assert summary["windows_censored"] == {"q00": 2, "q01": 0} and summary["windows_censored_total"] == 2
+    assert summary["swm_latency_ms"]["lower_bound"] is True
+    assert summary["flags"][0].startswith("2 of 7 windows never fired") and "q00: 2" in summary["flags"][0]
