@@ -41,7 +41,7 @@ Statistic = Callable[..., np.ndarray]
 
 
 @contextmanager
-def _quiet():
+def quiet():
     """Degenerate samples (all equal, zero means) make NumPy/SciPy warn; the result (nan or a
     zero-width interval) already says so, so the warnings are not shown to the user."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -93,7 +93,7 @@ def bootstrap_ci(values, statistic: str = "mean", confidence: float = 0.95, seed
     function = statistic_function(statistic)
     if data.size < 2:
         return (math.nan, math.nan)
-    with _quiet():
+    with quiet():
         result = sps.bootstrap((data,), function, n_resamples=n_resamples, batch=BATCH,
                                vectorized=True, confidence_level=confidence, method=CI_METHOD,
                                rng=np.random.default_rng(seed))
@@ -117,7 +117,7 @@ def compare_samples(a, b, confidence: float = 0.95, seed: int = 0,
     """
     x, y = _as_array(a), _as_array(b)
     ratio = low = high = p_value = math.nan
-    with _quiet():
+    with quiet():
         if x.size and y.size:
             ratio = _finite(_ratio_of_means(x, y))
             p_value = float(sps.mannwhitneyu(x, y, alternative="two-sided").pvalue)
