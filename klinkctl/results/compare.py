@@ -85,7 +85,8 @@ def compare_groups(paths: Iterable[str | Path], confidence: float = 0.95, group_
     frame = table[COLUMNS].reset_index(drop=True)
     notes = [line for line in (groups.invalid_line(per_run, include_invalid),) if line]
     notes += _incomplete_notes(runs) + groups.sample_size_notes(frame)
-    frame.attrs.update(confidence=confidence, reference=frame[groups.LABEL].iloc[0], notes=notes)
+    frame.attrs.update(confidence=confidence, reference=frame[groups.LABEL].iloc[0], notes=notes,
+                       include_invalid=include_invalid)
     return frame
 
 
@@ -149,8 +150,8 @@ def render(frame: pd.DataFrame, fmt: str) -> str:
     if fmt == "json":
         return json.dumps([_json_record(record) for record in frame.to_dict("records")], indent=2) + "\n"
     if fmt == "table":
-        table = _per_run_table(frame) if "windows" in frame else _group_table(frame)
-        return _text(table) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
+        title, table = _per_run_table(frame) if "windows" in frame else _group_table(frame)
+        return title + "\n" + _text(table) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
@@ -182,20 +183,22 @@ VERDICTS = {groups.REFERENCE: "ref", groups.SIGNIFICANT: "yes", groups.NOT_SIGNI
             groups.NO_VERDICT: "—"}
 
 
-def _new_table(title: str, headers: tuple[str, ...], left: tuple[str, ...]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left", title=title)
+def _new_table(headers: tuple[str, ...], left: tuple[str, ...]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for header in headers:
         table.add_column(header, justify="left" if header in left else "right", overflow="fold")
     return table
 
 
-def _group_table(frame: pd.DataFrame) -> Table:
+def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
     level = f"{frame.attrs.get('confidence', 0.95) * 100:g}% CI"
+    title = (f"SWM latency in ms, warm-up excluded, one row per configuration (n runs; invalid runs "
+             f"{'included' if frame.attrs.get('include_invalid') else 'left out'}).\n"
+             f"mean / p99 = mean over its runs of each run's mean / p99, [..] = {level} across runs (Student t).\n"
+             f"ratio = geometric mean of per-run means / that of {frame.attrs.get('reference')}, [..] = {level} "
+             "across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
+             "per group).")
     table = _new_table(
-        f"SWM latency in ms, warm-up excluded, one row per configuration; mean / p99 = mean over its runs of each "
-        f"run's mean / p99, [..] = {level} across runs (Student t); ratio = geometric mean of per-run means / "
-        f"that of {frame.attrs.get('reference')}, [..] = {level} across runs (Welch t on log latency); "
-        "signif. = ratio CI excludes 1 (needs ≥ 2 valid runs per group)",
         ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif."), ("group",))
     for _, row in frame.iterrows():
         table.add_row(str(row["label"]), str(row["n"]), str(row["n_invalid"]),
@@ -203,16 +206,17 @@ def _group_table(frame: pd.DataFrame) -> Table:
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
                       VERDICTS[row["verdict"]])
-    return table
+    return title, table
 
 
-def _per_run_table(frame: pd.DataFrame) -> Table:
+def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
     level = f"{frame.attrs.get('confidence', 0.95) * 100:g}% within-run CI"
     reference = frame["run"].iloc[0] if len(frame) else "the first run"
+    title = (f"SWM latency in ms per run, warm-up excluded; [..] = {level}: a bootstrap over the run's windows, "
+             "taken as independent;\nit is not a CI across runs, so no verdict (compare without --per-run for "
+             f"that). ratio = mean / mean of {reference}.")
     table = _new_table(
-        f"SWM latency in ms per run, warm-up excluded; [..] = {level} (bootstrap over the run's windows, taken as "
-        f"independent: not a CI across runs, so no verdict); ratio = mean / mean of {reference}",
-        ("run", "label", "status", "valid", "windows", "mean [within-run CI]", "p50", "p90", "p95",
+        ("run", "label", "status", "valid", "windows", "mean [within-run CI]", "p50",
          "p99 [within-run CI]", "max", "ratio", "gen ev/s", "behind"), ("run", "label", "status", "valid"))
     for _, row in frame.iterrows():
         status = row["status"] or "—"
@@ -220,12 +224,12 @@ def _per_run_table(frame: pd.DataFrame) -> Table:
             str(row["run"]), str(row["label"]), status.upper() if status in INCOMPLETE else status,
             "yes" if row["valid"] else f"no: {row['invalid_reasons']}", str(row["windows"]),
             _with_ci(row["mean"], row["mean_within_run_ci_low"], row["mean_within_run_ci_high"]),
-            _num(row["p50"]), _num(row["p90"]), _num(row["p95"]),
+            _num(row["p50"]),
             _with_ci(row["p99"], row["p99_within_run_ci_low"], row["p99_within_run_ci_high"]), _num(row["max"]),
             _num(row["ratio_mean"], 3), _num(row["generator_events_per_s"], 0),
             "—" if _missing(row["fell_behind"]) else ("yes" if row["fell_behind"] else "no"),
         )
-    return table
+    return title, table
 
 
 def _text(table: Table) -> str:

@@ -32,8 +32,8 @@ MIN_OFFERED_FRACTION = 0.99
 MAX_LAG_FRACTION = 0.05
 
 CENSORED = "censored windows"
-GENERATOR_SLOW = f"generator below {MIN_OFFERED_FRACTION:.0%} of the requested rate"
-GENERATOR_LAG = f"generator p99 send lag above {MAX_LAG_FRACTION:.0%} of the mean latency"
+GENERATOR_SLOW = f"generator below {MIN_OFFERED_FRACTION * 100:g} % of the requested rate"
+GENERATOR_LAG = f"generator p99 send lag above {MAX_LAG_FRACTION * 100:g} % of the mean latency"
 NO_SUMMARY = "no summary.json"
 
 
