@@ -63,3 +63,26 @@ def test_the_notes_count_invalid_runs_and_flag_cells_of_one_run():
     assert notes[0] == "left out 2 invalid runs (2 censored windows); --include-invalid to include them"
     assert "rate=10000,policy=sbox[C=2]: 1 run: no verdict; run ≥ 5 repetitions" in notes
     assert any(note.startswith("fewer than 5 runs in") for note in notes)
+
+
+def test_the_sweep_prints_the_cells_with_cis_and_its_notes_and_writes_cells_csv(tmp_path, capsys):
+    import io
+    import shutil
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from rich.console import Console
+
+    from klinkctl.run.sweep_cli import _print_cells
+
+    directory = shutil.copytree(SWEEP, tmp_path / "sweep")
+    target = SimpleNamespace(directory=directory, spec=SimpleNamespace(
+        grid={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
+    out = io.StringIO()
+    _print_cells(target, Console(file=out, width=200))
+    table, notes = out.getvalue(), capsys.readouterr().out
+    assert "mean ms [CI]" in table and "mean × [CI]" in table and "klink[C=2]" in table
+    assert "note: left out 2 invalid runs (2 censored windows)" in notes
+    cells = pd.read_csv(directory / "cells.csv")
+    assert list(cells.columns[:4]) == ["rate", "policy", "n", "n_invalid"]
+    assert {"mean_ci_low", "ratio_ci_high", "verdict"} <= set(cells.columns)
