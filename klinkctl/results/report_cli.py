@@ -32,7 +32,7 @@ def report(directory: Path, out_dir: Path | None, confidence: float, include_inv
 
     outcome = build_report(directory, out_dir, confidence, include_invalid)
     runset = outcome.runset
-    click.echo(f"{len(runset.runs)} runs used, {len(runset.excluded)} left out; "
+    click.echo(f"{len(runset.runs)} run{'s' * (len(runset.runs) != 1)} used, {len(runset.excluded)} left out; "
                f"varying: {', '.join(runset.varying) or 'nothing'}")
     for run, status, reason in runset.excluded.itertuples(index=False):
         click.echo(f"left out: {run} ({status}){f': {reason}' if reason else ''}")

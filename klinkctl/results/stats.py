@@ -7,8 +7,9 @@ Definitions used throughout:
 * confidence intervals are SciPy bootstrap intervals (``scipy.stats.bootstrap``) with the
   *percentile* method: the interval between the (1−c)/2 and (1+c)/2 quantiles of the
   statistic over ``n_resamples`` resamples drawn with replacement;
-* the ratio of two runs is ``mean(b) / mean(a)``; a difference is *significant* when the
-  bootstrap CI of that ratio excludes 1.0;
+* the ratio of two runs is ``mean(b) / mean(a)`` with a bootstrap CI over their windows: a *within-run*
+  interval (windows taken as independent, run-to-run spread ignored), so `compare` draws no verdict from
+  it; verdicts come from intervals across runs (``klinkctl.results.groups``);
 * across repetitions of one configuration (one number per run, e.g. each run's mean latency) the
   CI is the Student t interval ``mean ± t((1+c)/2, n−1) · s/√n`` (``t_interval``).
 """
