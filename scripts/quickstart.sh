@@ -12,6 +12,7 @@ for policy in default klink; do
   .venv/bin/klinkctl bench ysb "${load[@]}" --policy "$policy" --results "$results"
 done
 echo
-echo "Default (reference) vs Klink, same load and seed:"
+echo "Default (reference) vs Klink, same load and seed: one run each, so a ratio but no verdict; a run invalid"
+echo "for comparison (censored windows, generator behind its rate) is left out and named below the table:"
 .venv/bin/klinkctl compare "$results"/ysb-default-* "$results"/ysb-klink-*
 echo "runs in $results; the stack is still running: .venv/bin/klinkctl status | .venv/bin/klinkctl down"

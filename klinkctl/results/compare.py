@@ -1,4 +1,10 @@
-"""Side-by-side comparison of runs: one row per run, each against the first (the reference)."""
+"""`klinkctl compare`: runs grouped by configuration, statistics across runs, ratios to the first group.
+
+By default one row per group (``groups``): n runs, invalid runs left out, mean and p99 with CIs across runs,
+the ratio to the reference group (the group of the first run given) with a CI across runs and a verdict.
+``per_run`` gives the former one row per run, with bootstrap CIs over its windows labelled *within-run*: they
+treat a run's windows as independent and say nothing about run-to-run spread, so they carry no verdict.
+"""
 
 from __future__ import annotations
 
@@ -15,55 +21,111 @@ from rich.console import Console
 from rich.table import Table
 
 from klinkctl.errors import KlinkError
-from klinkctl.results import stats
-from klinkctl.results.runs import RunData, load_run
-
-COLUMNS = [
-    "run", "policy", "windows", "mean", "p50", "p90", "p95", "p99", "max",
-    "mean_ci_low", "mean_ci_high", "p99_ci_low", "p99_ci_high",
-    "ratio_mean", "ratio_ci_low", "ratio_ci_high", "significant", "mannwhitney_p",
-    "status", "generator_events_per_s", "fell_behind",
-]
+from klinkctl.results import groups, stats
 from klinkctl.results.compare_cli import FORMATS
+from klinkctl.results.runs import RunData, expand_inputs, load_run
+
+COLUMNS = groups.GROUP_COLUMNS
+PER_RUN_COLUMNS = [
+    "run", "label", "valid", "invalid_reasons", "windows", "mean", "p50", "p90", "p95", "p99", "max",
+    "mean_within_run_ci_low", "mean_within_run_ci_high", "p99_within_run_ci_low", "p99_within_run_ci_high",
+    "ratio_mean", "status", "generator_events_per_s", "fell_behind",
+]
 INCOMPLETE = ("failed", "interrupted")
 
 
-def compare_runs(paths: Iterable[str | Path], confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """Load every run and return one row per run (columns: COLUMNS). Latencies are
-    swm_latency_ms without warm-up rows; CIs are bootstrap CIs at ``confidence``; ratio_* and
-    significant compare each run's mean with the first run's (the first run has ratio 1.0 and
-    significant None). ``df.attrs`` holds confidence, seed and each run's status reason."""
-    if not 0 < confidence < 1:
-        raise KlinkError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
-    runs = [load_run(path) for path in paths]
+def load_runs(paths: Iterable[str | Path]) -> list[RunData]:
+    """Every run the paths name (a directory of run directories, e.g. a sweep, gives all of them)."""
+    runs = [load_run(path) for path in expand_inputs(list(paths))]
     if not runs:
         raise KlinkError("no runs to compare: give at least one run directory or latency CSV")
-    rows = [_row(run, runs[0], index == 0, confidence, seed) for index, run in enumerate(runs)]
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame.attrs.update(confidence=confidence, seed=seed,
-                       reasons={run.label: run.summary.get("reason") for run in runs})
+    return runs
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise KlinkError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
+
+
+def run_frame(runs: list[RunData]) -> pd.DataFrame:
+    """One row per run: id, settings (config.yaml's bench, or just the policy of a run without one), policy
+    label, validity, mean and p99 latency."""
+    rows = [groups.run_row(run.label, groups.settings(run.bench) or {"policy": run.policy or "unknown"},
+                           run.validity, run.latency) for run in runs]
+    return pd.DataFrame(rows)
+
+
+def setting_keys(runs: list[RunData]) -> list[str]:
+    """The settings the runs have, in config.yaml order."""
+    return list(dict.fromkeys(key for run in runs for key in (groups.settings(run.bench) or {"policy": None})))
+
+
+def grouping_keys(runs: list[RunData], group_by: list[str] | None) -> list[str]:
+    """``group_by`` checked against the runs' settings, or every setting but the repetition's."""
+    known = setting_keys(runs)
+    if not group_by:
+        return [key for key in known if key not in groups.REPETITION_KEYS]
+    unknown = [key for key in group_by if key not in known]
+    if unknown:
+        raise KlinkError(f"unknown grouping key {', '.join(unknown)}; valid: {', '.join(known)}")
+    return list(dict.fromkeys(group_by))
+
+
+def compare_groups(paths: Iterable[str | Path], confidence: float = 0.95, group_by: list[str] | None = None,
+                   include_invalid: bool = False) -> pd.DataFrame:
+    """One row per group of runs (columns: COLUMNS), the first run's group the reference.
+    ``df.attrs``: confidence, reference (its label), notes (lines for the reader)."""
+    _check_confidence(confidence)
+    runs = load_runs(paths)
+    keys = grouping_keys(runs, group_by)
+    per_run = run_frame(runs)
+    table = groups.describe_groups(per_run, keys, confidence, include_invalid)
+    table = groups.add_ratios(table, [0] * len(table), confidence)
+    table[groups.LABEL] = groups.group_labels(table, keys, by_configuration=not group_by)
+    frame = table[COLUMNS].reset_index(drop=True)
+    notes = [line for line in (groups.invalid_line(per_run, include_invalid),) if line]
+    notes += _incomplete_notes(runs) + groups.sample_size_notes(frame)
+    frame.attrs.update(confidence=confidence, reference=frame[groups.LABEL].iloc[0], notes=notes,
+                       include_invalid=include_invalid)
     return frame
 
 
-def _row(run: RunData, reference: RunData, is_reference: bool, confidence: float, seed: int) -> dict[str, Any]:
+def compare_per_run(paths: Iterable[str | Path], confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """One row per run (columns: PER_RUN_COLUMNS) with within-run bootstrap CIs at ``confidence`` and the
+    ratio of its mean to the first run's (no CI, no verdict). ``df.attrs``: confidence, seed, notes."""
+    _check_confidence(confidence)
+    runs = load_runs(paths)
+    labels = run_frame(runs)[groups.POLICY_LABEL].tolist()
+    rows = [_run_row(run, label, runs[0], confidence, seed) for run, label in zip(runs, labels)]
+    frame = pd.DataFrame(rows, columns=PER_RUN_COLUMNS)
+    notes = _incomplete_notes(runs) + [f"{run.label} has {run.latency.size} window(s) after warm-up: no "
+                                       "confidence interval" for run in runs if run.latency.size < 2]
+    frame.attrs.update(confidence=confidence, seed=seed, notes=notes)
+    return frame
+
+
+def _run_row(run: RunData, label: str, reference: RunData, confidence: float, seed: int) -> dict[str, Any]:
     summary = stats.latency_summary(run.latency)
     mean_ci = stats.bootstrap_ci(run.latency, "mean", confidence, seed)
     p99_ci = stats.bootstrap_ci(run.latency, "p99", confidence, seed)
-    if is_reference:
-        versus = {"ratio_mean": 1.0 if run.latency.size else math.nan, "ratio_ci_low": math.nan,
-                  "ratio_ci_high": math.nan, "significant": None, "mannwhitney_p": math.nan}
-    else:
-        versus = stats.compare_samples(reference.latency, run.latency, confidence, seed)
+    ratio = (float(run.latency.mean() / reference.latency.mean())
+             if run.latency.size and reference.latency.size and reference.latency.mean() else math.nan)
     return {
-        "run": run.label, "policy": run.policy, "windows": summary["count"],
+        "run": run.label, "label": label, "valid": run.validity.valid,
+        "invalid_reasons": "; ".join(run.validity.reasons), "windows": summary["count"],
         **{key: _nan(summary[key]) for key in ("mean", "p50", "p90", "p95", "p99", "max")},
-        "mean_ci_low": mean_ci[0], "mean_ci_high": mean_ci[1],
-        "p99_ci_low": p99_ci[0], "p99_ci_high": p99_ci[1],
-        **versus,
+        "mean_within_run_ci_low": mean_ci[0], "mean_within_run_ci_high": mean_ci[1],
+        "p99_within_run_ci_low": p99_ci[0], "p99_within_run_ci_high": p99_ci[1],
+        "ratio_mean": ratio,
         "status": run.summary.get("status"),
         "generator_events_per_s": _nan(_dig(run.summary, "throughput", "generator_events_per_s")),
         "fell_behind": _dig(run.summary, "generator", "fell_behind"),
     }
+
+
+def _incomplete_notes(runs: list[RunData]) -> list[str]:
+    return [f"{run.label} {run.summary['status']}{f' ({reason})' if (reason := run.summary.get('reason')) else ''}: "
+            "its numbers cover only what it measured" for run in runs if run.summary.get("status") in INCOMPLETE]
 
 
 def _dig(mapping: dict[str, Any], *keys: str) -> Any:
@@ -80,14 +142,16 @@ def _nan(value: Any) -> float:
 
 
 def render(frame: pd.DataFrame, fmt: str) -> str:
-    """The comparison as text: ``table`` (fixed-width, for people), ``csv`` (header = COLUMNS,
-    empty cells for undefined values) or ``json`` (a list of records, undefined values null)."""
+    """The comparison as text: ``table`` (fixed-width, for people, with its notes), ``csv`` (header = the
+    frame's columns, empty cells for undefined values) or ``json`` (a list of records, undefined values null).
+    csv and json leave the notes (``frame.attrs["notes"]``) to the caller."""
     if fmt == "csv":
         return frame.to_csv(index=False)
     if fmt == "json":
         return json.dumps([_json_record(record) for record in frame.to_dict("records")], indent=2) + "\n"
     if fmt == "table":
-        return _render_table(frame)
+        title, table = _per_run_table(frame) if "windows" in frame else _group_table(frame)
+        return title + "\n" + _text(table) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
@@ -115,52 +179,60 @@ def _with_ci(value: Any, low: Any, high: Any, digits: int = 1) -> str:
     return f"{_num(value, digits)} [{_num(low, digits)}–{_num(high, digits)}]"
 
 
-def _verdict(row: pd.Series, is_reference: bool) -> str:
-    if is_reference:
-        return "ref"
-    return {True: "yes", False: "no"}.get(row["significant"], "—")
+VERDICTS = {groups.REFERENCE: "ref", groups.SIGNIFICANT: "yes", groups.NOT_SIGNIFICANT: "no",
+            groups.NO_VERDICT: "—"}
 
 
-def _render_table(frame: pd.DataFrame) -> str:
+def _new_table(headers: tuple[str, ...], left: tuple[str, ...]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for header in headers:
+        table.add_column(header, justify="left" if header in left else "right", overflow="fold")
+    return table
+
+
+def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
     level = f"{frame.attrs.get('confidence', 0.95) * 100:g}% CI"
+    title = (f"SWM latency in ms, warm-up excluded, one row per configuration (n runs; invalid runs "
+             f"{'included' if frame.attrs.get('include_invalid') else 'left out'}).\n"
+             f"mean / p99 = mean over its runs of each run's mean / p99, [..] = {level} across runs (Student t).\n"
+             f"ratio = geometric mean of per-run means / that of {frame.attrs.get('reference')}, [..] = {level} "
+             "across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
+             "per group).")
+    table = _new_table(
+        ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif."), ("group",))
+    for _, row in frame.iterrows():
+        table.add_row(str(row["label"]), str(row["n"]), str(row["n_invalid"]),
+                      _with_ci(row["mean_ms"], row["mean_ci_low"], row["mean_ci_high"]),
+                      _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
+                      _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
+                      VERDICTS[row["verdict"]])
+    return title, table
+
+
+def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
+    level = f"{frame.attrs.get('confidence', 0.95) * 100:g}% within-run CI"
     reference = frame["run"].iloc[0] if len(frame) else "the first run"
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left",
-                  title=f"SWM latency in ms, warm-up excluded; [..] = {level}; "
-                        f"ratio = mean / mean of {reference}; signif. = ratio CI excludes 1; "
-                        f"MW p = Mann-Whitney U p-value vs {reference}")
-    for header in ("run", "policy", "status", "windows", "mean [CI]", "p50", "p90", "p95",
-                   "p99 [CI]", "max", "ratio [CI]", "signif.", "MW p", "gen ev/s", "behind"):
-        table.add_column(header, justify="left" if header in ("run", "policy", "status") else "right",
-                         overflow="fold")
-    for index, row in frame.iterrows():
+    title = (f"SWM latency in ms per run, warm-up excluded; [..] = {level}: a bootstrap over the run's windows, "
+             "taken as independent;\nit is not a CI across runs, so no verdict (compare without --per-run for "
+             f"that). ratio = mean / mean of {reference}.")
+    table = _new_table(
+        ("run", "label", "status", "valid", "windows", "mean [within-run CI]", "p50",
+         "p99 [within-run CI]", "max", "ratio", "gen ev/s", "behind"), ("run", "label", "status", "valid"))
+    for _, row in frame.iterrows():
         status = row["status"] or "—"
         table.add_row(
-            str(row["run"]), row["policy"] or "—",
-            status.upper() if status in INCOMPLETE else status, str(row["windows"]),
-            _with_ci(row["mean"], row["mean_ci_low"], row["mean_ci_high"]),
-            _num(row["p50"]), _num(row["p90"]), _num(row["p95"]),
-            _with_ci(row["p99"], row["p99_ci_low"], row["p99_ci_high"]), _num(row["max"]),
-            _with_ci(row["ratio_mean"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
-            _verdict(row, index == 0),
-            "—" if _missing(row["mannwhitney_p"]) else f"{row['mannwhitney_p']:.3g}",
-            _num(row["generator_events_per_s"], 0),
+            str(row["run"]), str(row["label"]), status.upper() if status in INCOMPLETE else status,
+            "yes" if row["valid"] else f"no: {row['invalid_reasons']}", str(row["windows"]),
+            _with_ci(row["mean"], row["mean_within_run_ci_low"], row["mean_within_run_ci_high"]),
+            _num(row["p50"]),
+            _with_ci(row["p99"], row["p99_within_run_ci_low"], row["p99_within_run_ci_high"]), _num(row["max"]),
+            _num(row["ratio_mean"], 3), _num(row["generator_events_per_s"], 0),
             "—" if _missing(row["fell_behind"]) else ("yes" if row["fell_behind"] else "no"),
         )
+    return title, table
+
+
+def _text(table: Table) -> str:
     buffer = StringIO()
     Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
-    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
-    return "\n".join(lines) + "\n" + "".join(_notes(frame))
-
-
-def _notes(frame: pd.DataFrame) -> list[str]:
-    reasons = frame.attrs.get("reasons", {})
-    notes = []
-    for _, row in frame.iterrows():
-        if row["status"] in INCOMPLETE:
-            reason = reasons.get(row["run"])
-            notes.append(f"note: {row['run']} {row['status']}{f' ({reason})' if reason else ''}: "
-                         "its numbers cover only what it measured\n")
-        if row["windows"] < 2:
-            notes.append(f"note: {row['run']} has {row['windows']} window(s) after warm-up: "
-                         "no confidence interval\n")
-    return notes
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"

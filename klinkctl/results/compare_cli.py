@@ -16,19 +16,46 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
     return value
 
 
+def _keys(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    keys = [key.strip() for key in value.split(",") if key.strip()]
+    if not keys:
+        raise click.BadParameter("give one or more bench settings, e.g. policy or policy,rate")
+    return keys
+
+
 @click.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="table: for reading; csv / json: for scripts and plots.")
+              help="table: for reading; csv / json: for scripts and plots (notes go to stderr).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, callback=_confidence,
-              help="Level of the bootstrap confidence intervals, between 0 and 1.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
-def compare(runs: tuple[Path, ...], fmt: str, confidence: float, seed: int) -> None:
-    """Compare runs side by side: SWM latency summary, bootstrap confidence intervals, and each run's ratio
-    of mean latency to the first run's with a significance verdict.
+              help="Level of the confidence intervals, between 0 and 1.")
+@click.option("--group-by", "group_by", metavar="KEY[,KEY...]", callback=_keys,
+              help="Group runs by just these bench settings (default: every setting but the seed).")
+@click.option("--include-invalid", is_flag=True,
+              help="Keep runs invalid for comparison (censored windows, generator behind) in the statistics.")
+@click.option("--per-run", is_flag=True,
+              help="One row per run with bootstrap CIs over its windows (within-run: no verdict).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --per-run bootstrap.")
+def compare(runs: tuple[Path, ...], fmt: str, confidence: float, group_by: list[str] | None,
+            include_invalid: bool, per_run: bool, seed: int) -> None:
+    """Compare configurations across repetitions: runs of the same bench settings (all but the seed) form a
+    group; per group the number of runs, the mean and p99 SWM latency with confidence intervals across runs,
+    and the ratio to the first group with a CI across runs and a verdict (only with >= 2 valid runs a side).
+    Runs invalid for comparison (not completed, censored windows, generator below 99 % of the requested
+    rate or lagging) are left out and counted; see docs/results.md.
 
-    RUNS are run directories (results/<run-id>/) or latency CSV files; the first is the reference.
+    RUNS are run directories (results/<run-id>/), latency CSV files, or directories of run directories
+    (a sweep directory); the first run's group is the reference.
     """
-    from klinkctl.results.compare import compare_runs, render
+    from klinkctl.results.compare import compare_groups, compare_per_run, render
 
-    click.echo(render(compare_runs(runs, confidence=confidence, seed=seed), fmt), nl=False)
+    if per_run:
+        frame = compare_per_run(runs, confidence=confidence, seed=seed)
+    else:
+        frame = compare_groups(runs, confidence=confidence, group_by=group_by, include_invalid=include_invalid)
+    click.echo(render(frame, fmt), nl=False)
+    if fmt != "table":
+        for note in frame.attrs.get("notes", []):
+            click.echo(f"note: {note}", err=True)

@@ -35,15 +35,21 @@ DPI = 110
 PARAM_LABELS = {"rate": "rate (events/s per query)", "confidence": "confidence f", "delay": "delay model"}
 
 
+def _policy_name(label: Any) -> str:
+    """The policy of a policy label: ``klink`` of ``klink[C=2,f=0.9]``."""
+    return str(label).split("[", 1)[0]
+
+
 def policy_color(policy: Any) -> str:
-    """C0…C6 for the known policies, C7…C9 (stable per name) for others."""
-    if policy in POLICY_ORDER:
-        return f"C{POLICY_ORDER.index(policy)}"
+    """C0…C6 for the known policies (any variant), C7…C9 (stable per name) for others."""
+    if _policy_name(policy) in POLICY_ORDER:
+        return f"C{POLICY_ORDER.index(_policy_name(policy))}"
     return f"C{len(POLICY_ORDER) + zlib.crc32(str(policy).encode()) % 3}"
 
 
 def _policy_key(policy: Any) -> tuple[int, str]:
-    return (POLICY_ORDER.index(policy) if policy in POLICY_ORDER else len(POLICY_ORDER), str(policy))
+    name = _policy_name(policy)
+    return (POLICY_ORDER.index(name) if name in POLICY_ORDER else len(POLICY_ORDER), str(policy))
 
 
 def _policies(table: pd.DataFrame) -> list[Any]:

@@ -8,7 +8,6 @@ any depth (each with ``summary.json`` and ``config.yaml``), or one run directory
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +18,8 @@ import pandas as pd
 import yaml
 
 from klinkctl.errors import KlinkError
-from klinkctl.results import stats, summary as run_summary
+from klinkctl.results import groups, stats, summary as run_summary
+from klinkctl.results.labels import policy_label
 from klinkctl.results.runs import SUMMARY_FILE, RunData, read_summary, load_run
 from klinkctl.results.tables import read_table
 
@@ -29,8 +29,8 @@ CONFIG_FILE = "config.yaml"
 REPORT_DIR = "report"
 EXPECTED = "expected a sweep directory (index.csv), a directory of run directories or a run directory"
 
-SERIES = "policy"  # one line / bar colour per policy in every figure
-REPETITION_PARAMS = ("seed",)  # differ between repetitions of one configuration: never an axis
+SERIES = "policy"  # one line / bar colour per policy label (klink[C=2]) in every figure
+REPETITION_PARAMS = groups.REPETITION_KEYS  # differ between repetitions of one configuration: never an axis
 CDF_PERCENTILES = np.arange(40, 100)  # Fig. 6b: 40th to 99th percentile
 MB = 1024 * 1024
 
@@ -68,7 +68,10 @@ class Candidate:
 
 @dataclass
 class RunSet:
-    """The completed runs of a report, the runs left out (run, status, reason) and the sweep file."""
+    """The completed runs of a report, the runs left out (run, status, reason) and the sweep file.
+
+    ``runs`` are the runs the statistics use: the valid ones (``validity``), or every completed run with
+    ``include_invalid``; ``invalid_runs`` are the completed runs left out as invalid (also in ``excluded``)."""
 
     root: Path
     runs: list[Run]
@@ -76,6 +79,8 @@ class RunSet:
     confidence: float = 0.95
     sweep_text: str | None = None
     notes: list[str] = field(default_factory=list)
+    invalid_runs: list[Run] = field(default_factory=list)
+    include_invalid: bool = False
 
     @cached_property
     def params(self) -> pd.DataFrame:
@@ -133,8 +138,9 @@ def _is_numeric(column: pd.Series) -> bool:
 
 # --- finding and loading runs ----------------------------------------------------------------
 
-def load_runset(root: str | Path, confidence: float = 0.95) -> RunSet:
-    """Every run under ``root``; only completed ones are loaded, the others listed with their reason.
+def load_runset(root: str | Path, confidence: float = 0.95, include_invalid: bool = False) -> RunSet:
+    """Every run under ``root``; only completed ones are loaded, the others listed with their reason; completed
+    runs invalid for comparison are left out too (status ``invalid``) unless ``include_invalid``.
     Raises KlinkError (one line) when ``root`` is missing, holds no run or no completed run."""
     root = Path(root)
     if not root.is_dir():
@@ -147,14 +153,24 @@ def load_runset(root: str | Path, confidence: float = 0.95) -> RunSet:
     for candidate in candidates:
         loaded = _load_candidate(candidate)
         (runs if isinstance(loaded, Run) else excluded).append(loaded)
-    excluded_frame = pd.DataFrame(excluded, columns=["run", "status", "reason"])
     if not runs:
         raise KlinkError(f"{root}: none of the {len(candidates)} runs completed "
-                         f"({_status_counts(excluded_frame)}); nothing to report")
+                         f"({_status_counts(pd.DataFrame(excluded, columns=['run', 'status', 'reason']))}); "
+                         "nothing to report")
     _unique_ids(runs, root)
+    validity = pd.DataFrame([{"valid": run.data.validity.valid, "invalid_reasons": run.data.validity.reasons}
+                             for run in runs])
+    invalid = [] if include_invalid else [run for run in runs if not run.data.validity.valid]
+    if len(invalid) == len(runs):
+        raise KlinkError(f"{root}: {groups.invalid_line(validity, include_invalid)}; nothing else to report")
+    excluded += [(run.run_id, "invalid", "; ".join(run.data.validity.reasons)) for run in invalid]
+    used = [run for run in runs if all(run is not left_out for left_out in invalid)]
     sweep = root / SWEEP_FILE
-    runset = RunSet(root, runs, excluded_frame, confidence, sweep.read_text() if sweep.is_file() else None)
-    runset.notes.extend(_starved_notes(runs))
+    runset = RunSet(root, used, pd.DataFrame(excluded, columns=["run", "status", "reason"]), confidence,
+                    sweep.read_text() if sweep.is_file() else None, invalid_runs=invalid,
+                    include_invalid=include_invalid)
+    runset.notes.extend(filter(None, [groups.invalid_line(validity, include_invalid)]))
+    runset.notes.extend(_starved_notes(used))
     return runset
 
 
@@ -223,8 +239,8 @@ def _load_candidate(candidate: Candidate) -> Run | tuple[str, str, str]:
         data, config = load_run(candidate.run_dir), _read_config(candidate.run_dir / CONFIG_FILE)
     except KlinkError as error:
         return candidate.run_id, status, str(error)
-    params = _bench_params(config)
-    params.setdefault(SERIES, data.policy or "unknown")
+    params = groups.settings(config["bench"])
+    params[SERIES] = policy_label(config["bench"]) if config["bench"].get(SERIES) else data.policy or "unknown"
     return Run(str(summary.get("run") or candidate.run_id), candidate.run_dir, config, params, data,
                candidate.repetition)
 
@@ -239,12 +255,6 @@ def _read_config(path: Path) -> dict[str, Any]:
     if not isinstance(config, dict) or not isinstance(config.get("bench"), dict):
         raise KlinkError(f"{path}: no bench: section")
     return config
-
-
-def _bench_params(config: dict[str, Any]) -> dict[str, Any]:
-    """The bench section, nested values as JSON text so that every value can be a group key."""
-    return {key: json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
-            for key, value in config["bench"].items()}
 
 
 def _starved_notes(runs: list[Run]) -> list[str]:

@@ -119,10 +119,11 @@ class ReportOutcome:
         return [section for section in self.sections if section.skipped is not None]
 
 
-def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.95) -> ReportOutcome:
+def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.95,
+                 include_invalid: bool = False) -> ReportOutcome:
     """Load the runs under ``root``, write every figure whose data exists and index.html to
     ``out_dir`` (default ``root``/report). Raises KlinkError (one line) on bad input."""
-    runset = report.load_runset(root, confidence)
+    runset = report.load_runset(root, confidence, include_invalid)
     out_dir = out_dir or root / report.REPORT_DIR
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

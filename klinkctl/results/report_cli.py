@@ -19,18 +19,20 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
               help="Where to write the plots and index.html. [DIRECTORY/report]")
 @click.option("--confidence", type=float, default=0.95, show_default=True, callback=_confidence,
               help="Level of the Student t confidence intervals over repetitions, between 0 and 1.")
-def report(directory: Path, out_dir: Path | None, confidence: float) -> None:
+@click.option("--include-invalid", is_flag=True, help="Keep completed runs invalid for comparison (censored "
+              "windows, generator behind; docs/results.md) in the figures.")
+def report(directory: Path, out_dir: Path | None, confidence: float, include_invalid: bool) -> None:
     """Plots (PNG + SVG) and one self-contained index.html for the runs in DIRECTORY: the analogues of
     the Klink paper's Figs. 6a–6d, 8, 9c and 9d, each where its data exists.
 
     DIRECTORY is a sweep directory (index.csv), a directory holding run directories, or one run directory.
-    Only completed runs are used; the others are listed with their reason.
+    Only completed runs valid for comparison are used; the others are listed with their reason.
     """
     from klinkctl.results.report_build import build_report
 
-    outcome = build_report(directory, out_dir, confidence)
+    outcome = build_report(directory, out_dir, confidence, include_invalid)
     runset = outcome.runset
-    click.echo(f"{len(runset.runs)} completed runs, {len(runset.excluded)} left out; "
+    click.echo(f"{len(runset.runs)} run{'s' * (len(runset.runs) != 1)} used, {len(runset.excluded)} left out; "
                f"varying: {', '.join(runset.varying) or 'nothing'}")
     for run, status, reason in runset.excluded.itertuples(index=False):
         click.echo(f"left out: {run} ({status}){f': {reason}' if reason else ''}")

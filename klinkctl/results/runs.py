@@ -9,13 +9,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from klinkctl.errors import KlinkError
+from klinkctl.results.validity import Validity, assess
 
 LATENCY_FILE = "latency.csv"
 SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.yaml"
+INDEX_FILE = "index.csv"
 LATENCY_COLUMN = "swm_latency_ms"
-EXPECTED = "expected a run directory with latency.csv or a latency CSV file"
+EXPECTED = ("expected a run directory with latency.csv, a latency CSV file, or a directory of run directories "
+            "(e.g. a sweep directory)")
 _TRUE = {"true", "1", "yes", "t", "y"}
 
 
@@ -24,7 +29,9 @@ class RunData:
     """One run as the comparison sees it.
 
     ``latency`` holds ``swm_latency_ms`` of every window firing outside the warm-up (rows with
-    ``warmup`` true are left out, as in summary.json); ``summary`` is summary.json, or {}.
+    ``warmup`` true are left out, as in summary.json); ``summary`` is summary.json, or {}, with its
+    ``comparison`` entry recomputed (``validity.assess``) so that older runs have it too; ``bench`` is
+    config.yaml's bench settings, or {}.
     """
 
     label: str
@@ -33,6 +40,12 @@ class RunData:
     summary: dict[str, Any] = field(default_factory=dict)
     source: Path | None = None
     warmup_rows: int = 0
+    bench: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def validity(self) -> Validity:
+        comparison = self.summary.get("comparison") or {}
+        return Validity(bool(comparison.get("valid")), list(comparison.get("invalid_reasons") or []))
 
 
 def load_run(path: str | Path) -> RunData:
@@ -55,6 +68,7 @@ def load_run(path: str | Path) -> RunData:
     frame = _read_latency_csv(csv_path)
     warmup = _warmup_mask(frame)
     summary = read_summary(run_dir / SUMMARY_FILE) if run_dir is not None else {}
+    summary["comparison"] = assess(summary).as_summary()
     return RunData(
         label=run_dir.resolve().name if run_dir is not None else csv_path.stem,
         policy=_single_policy(frame) or _str_or_none(summary.get("policy")),
@@ -62,7 +76,33 @@ def load_run(path: str | Path) -> RunData:
         summary=summary,
         source=csv_path,
         warmup_rows=int(warmup.sum()),
+        bench=read_bench(run_dir / CONFIG_FILE) if run_dir is not None else {},
     )
+
+
+def expand_inputs(paths: list[str | Path]) -> list[Path]:
+    """Each path as given, except a directory without latency.csv: the run directories it holds (index.csv's
+    rows for a sweep directory, else every directory below it with latency.csv, a report/ directory left out).
+    A directory holding none stays as given, so that load_run names what is missing."""
+    expanded: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir() and not (path / LATENCY_FILE).is_file():
+            expanded.extend(_run_dirs_in(path) or [path])
+        else:
+            expanded.append(path)
+    return expanded
+
+
+def _run_dirs_in(root: Path) -> list[Path]:
+    if (root / INDEX_FILE).is_file():
+        try:
+            index = pd.read_csv(root / INDEX_FILE, dtype=str, keep_default_na=False)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+            raise KlinkError(f"{root / INDEX_FILE}: not a readable CSV; {EXPECTED}") from None
+        listed = [root / run_dir for run_dir in index.get("run_dir", [])]
+        return [path for path in listed if str(path) != str(root) and (path / LATENCY_FILE).is_file()]
+    return sorted(path.parent for path in root.rglob(LATENCY_FILE)
+                  if "report" not in path.relative_to(root).parts)
 
 
 def _read_latency_csv(csv_path: Path) -> pd.DataFrame:
@@ -114,6 +154,18 @@ def read_summary(summary_path: Path) -> dict[str, Any]:
     if not isinstance(summary, dict):
         raise KlinkError(f"{summary_path}: expected a JSON object; delete it or rerun the run")
     return summary
+
+
+def read_bench(config_path: Path) -> dict[str, Any]:
+    """config.yaml's bench settings, {} when the file is missing or has no bench section."""
+    if not config_path.is_file():
+        return {}
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise KlinkError(f"{config_path}: not valid YAML; delete it or rerun the run") from None
+    bench = config.get("bench") if isinstance(config, dict) else None
+    return bench if isinstance(bench, dict) else {}
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -7,8 +7,9 @@ Definitions used throughout:
 * confidence intervals are SciPy bootstrap intervals (``scipy.stats.bootstrap``) with the
   *percentile* method: the interval between the (1−c)/2 and (1+c)/2 quantiles of the
   statistic over ``n_resamples`` resamples drawn with replacement;
-* the ratio of two runs is ``mean(b) / mean(a)``; a difference is *significant* when the
-  bootstrap CI of that ratio excludes 1.0;
+* the ratio of two runs is ``mean(b) / mean(a)`` with a bootstrap CI over their windows: a *within-run*
+  interval (windows taken as independent, run-to-run spread ignored), so `compare` draws no verdict from
+  it; verdicts come from intervals across runs (``klinkctl.results.groups``);
 * across repetitions of one configuration (one number per run, e.g. each run's mean latency) the
   CI is the Student t interval ``mean ± t((1+c)/2, n−1) · s/√n`` (``t_interval``).
 """
@@ -41,7 +42,7 @@ Statistic = Callable[..., np.ndarray]
 
 
 @contextmanager
-def _quiet():
+def quiet():
     """Degenerate samples (all equal, zero means) make NumPy/SciPy warn; the result (nan or a
     zero-width interval) already says so, so the warnings are not shown to the user."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -93,7 +94,7 @@ def bootstrap_ci(values, statistic: str = "mean", confidence: float = 0.95, seed
     function = statistic_function(statistic)
     if data.size < 2:
         return (math.nan, math.nan)
-    with _quiet():
+    with quiet():
         result = sps.bootstrap((data,), function, n_resamples=n_resamples, batch=BATCH,
                                vectorized=True, confidence_level=confidence, method=CI_METHOD,
                                rng=np.random.default_rng(seed))
@@ -117,7 +118,7 @@ def compare_samples(a, b, confidence: float = 0.95, seed: int = 0,
     """
     x, y = _as_array(a), _as_array(b)
     ratio = low = high = p_value = math.nan
-    with _quiet():
+    with quiet():
         if x.size and y.size:
             ratio = _finite(_ratio_of_means(x, y))
             p_value = float(sps.mannwhitneyu(x, y, alternative="two-sided").pvalue)

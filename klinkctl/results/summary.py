@@ -12,6 +12,7 @@ from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.stats import latency_summary
 from klinkctl.results.tables import measured_rows, read_table
+from klinkctl.results.validity import assess
 
 GENERATOR_BEHIND_LIMIT = 0.01  # DESIGN.md §4: more than 1 % of events behind schedule -> flagged
 
@@ -138,7 +139,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     if behind is not None and behind > GENERATOR_BEHIND_LIMIT:
         flags.append(f"generator fell behind schedule for {behind:.1%} of events (limit 1 %): "
                      "the measured latency may hide coordinated omission")
-    return {
+    summary = {
         "status": status,
         "reason": reason,
         "run": run_id,
@@ -168,6 +169,8 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
                                      float(config.get("error") or 0.05), measured[1] if measured else None),
         "flags": flags,
     }
+    summary["comparison"] = assess(summary).as_summary()  # docs/results.md: which runs are compared
+    return summary
 
 
 def write_summary(run_dir: Path, summary: dict) -> Path:

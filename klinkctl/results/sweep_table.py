@@ -1,25 +1,29 @@
-"""The table a finished sweep prints: one row per grid cell, medians over its repetitions, ratios to a baseline.
+"""The table a finished sweep prints (and writes as cells.csv): one row per grid cell, statistics across its
+repetitions, ratios to a baseline cell.
 
-A run contributes its summary.json numbers (SWM latency mean and p99 over the measured windows, Flink's source
-throughput and, with a sampler or --accuracy, its accuracy); a cell shows their medians over repetitions and
-the ratio of its median latencies to those of the baseline cell with the same other parameters (e.g. policy
-default, or sampler kslack: the first value the sweep file lists).
+A cell is a configuration (every varying setting but the seed; ``groups``). Each run contributes its mean and
+p99 SWM latency, Flink's source throughput and, with a sampler or --accuracy, its accuracy; a cell shows
+``n`` runs used and ``n_invalid`` runs invalid for comparison (left out unless included), the mean over runs
+with a Student t CI across runs for the latencies, the mean over runs of the other numbers, and the ratio to
+the baseline cell with the same other settings (e.g. policy default, or sampler kslack: the first value the
+sweep file lists) with a Welch CI across runs and a verdict (``groups``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from klinkctl.results.report import RunSet
+from klinkctl.results import groups
+from klinkctl.results.report import Run, RunSet
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
 BASELINE_KEYS = ("policy", "sampler")
-LATENCY = ("mean_latency_ms", "p99_latency_ms")
 ACCURACY = {"mean_error": "mean_error", "max_error": "max_error", "within_target": "within_target_fraction",
             "sampling_rate": "mean_sampling_rate"}
+OTHER_METRICS = ("source_records_per_s", *ACCURACY)
+RAW = "_raw_"  # prefix of a cell's setting as the sweep file names it (the policy, not its label)
 
 
 def baseline(grid: dict[str, list[Any]]) -> tuple[str, Any] | None:
@@ -28,32 +32,56 @@ def baseline(grid: dict[str, list[Any]]) -> tuple[str, Any] | None:
     return (key, grid[key][0]) if key else None
 
 
+def _run_row(run: Run) -> dict[str, Any]:
+    summary = run.summary
+    accuracy = summary.get("accuracy") or {}
+    return {**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency),
+            **{f"{RAW}{key}": run.config["bench"].get(key) for key in BASELINE_KEYS},
+            "source_records_per_s": (summary.get("throughput") or {}).get("flink_source_records_per_s"),
+            **{column: accuracy.get(key) for column, key in ACCURACY.items()}}
+
+
 def run_rows(runset: RunSet) -> pd.DataFrame:
-    rows = []
-    for run in runset.runs:
-        summary = run.summary
-        latency, accuracy = summary.get("swm_latency_ms") or {}, summary.get("accuracy") or {}
-        rows.append({"run": run.run_id, "mean_latency_ms": latency.get("mean"), "p99_latency_ms": latency.get("p99"),
-                     "source_records_per_s": (summary.get("throughput") or {}).get("flink_source_records_per_s"),
-                     **{column: accuracy.get(key) for column, key in ACCURACY.items()}})
-    return runset.params.merge(pd.DataFrame(rows), on="run")
+    """One row per completed run, the invalid ones left out of the statistics included (column ``valid``)."""
+    return pd.DataFrame([_run_row(run) for run in runset.runs + runset.invalid_runs])
 
 
 def cell_table(runset: RunSet, base: tuple[str, Any] | None) -> pd.DataFrame:
-    """Per grid cell (every varying parameter but the seed): runs and medians; latency ratios to the baseline."""
+    """Per grid cell: its settings, n, n_invalid, latency means with CIs across runs, the other metrics'
+    means, and ratios to the baseline cell (columns of ``groups.GROUP_COLUMNS`` but label and runs)."""
     runs = run_rows(runset)
     keys = [k for k in runset.varying if k != "seed"] or ["workload"]
-    metrics = [c for c in (*LATENCY, "source_records_per_s", *ACCURACY) if runs[c].notna().any()]
-    cells = runs.groupby(keys, dropna=False, sort=False)
-    table = cells[metrics].median().reset_index()
-    table.insert(len(keys), "runs", cells.size().to_numpy())
-    if base and base[0] in keys:
-        key, value = base
-        others = [k for k in keys if k != key]
-        reference = table[table[key].astype(str) == str(value)][others + list(LATENCY)]
-        reference = reference.rename(columns={c: f"{c}_base" for c in LATENCY})
-        table = table.merge(reference, on=others, how="left") if others else table.assign(
-            **{f"{c}_base": reference[f"{c}_base"].iloc[0] if len(reference) else np.nan for c in LATENCY})
-        for column in LATENCY:
-            table[f"{column.removesuffix('_latency_ms')}_ratio"] = table[column] / table.pop(f"{column}_base")
-    return table
+    raw_keys = [f"{RAW}{key}" for key in BASELINE_KEYS]
+    cells = groups.describe_groups(runs, keys, runset.confidence, runset.include_invalid)
+    used = runs if runset.include_invalid else runs[runs["valid"]]
+    others = [c for c in OTHER_METRICS if pd.to_numeric(used[c], errors="coerce").notna().any()]
+    extra = (used.assign(**{c: pd.to_numeric(used[c], errors="coerce") for c in others})
+             .groupby(keys, dropna=False, sort=False)[others].mean().reset_index())
+    firsts = runs.groupby(keys, dropna=False, sort=False)[raw_keys].first().reset_index()
+    cells = cells.merge(firsts, on=keys, how="left").merge(extra, on=keys, how="left")
+    cells = groups.add_ratios(cells, _references(cells, keys, base), runset.confidence)
+    columns = [c for c in groups.GROUP_COLUMNS if c not in (groups.LABEL, "runs")]
+    ordered = keys + columns[:columns.index("ratio")] + others + columns[columns.index("ratio"):]
+    return cells[ordered]
+
+
+def _references(cells: pd.DataFrame, keys: list[str], base: tuple[str, Any] | None) -> list[int | None]:
+    """Per cell, the position of the baseline cell with the same other settings (None: no baseline)."""
+    if not base or base[0] not in keys:
+        return [None] * len(cells)
+    key, value = base
+    others = [k for k in keys if k != key]
+    is_base = cells[f"{RAW}{key}"].astype(str) == str(value)
+    same = cells[others].astype(str).agg("\x1f".join, axis=1) if others else pd.Series("", index=cells.index)
+    positions = {signature: position for position, (signature, base_cell) in enumerate(zip(same, is_base))
+                 if base_cell}
+    return [positions.get(signature) for signature in same]
+
+
+def cells_note_lines(runset: RunSet, cells: pd.DataFrame) -> list[str]:
+    """The lines printed under the table: the invalid runs left out, and cells with too few runs."""
+    runs = run_rows(runset)
+    labelled = cells.assign(**{groups.LABEL: groups.group_labels(cells, [k for k in cells.columns
+                                                                          if k in runset.varying], False)})
+    return list(filter(None, [groups.invalid_line(runs, runset.include_invalid)])) + \
+        groups.sample_size_notes(labelled)

@@ -104,7 +104,8 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console) -> None:
 
 
 def _print_cells(target: Sweep, console: Console) -> None:
-    """Medians per grid cell and ratios to the baseline (klinkctl.results.sweep_table)."""
+    """Statistics across repetitions per grid cell and ratios to the baseline (klinkctl.results.sweep_table);
+    runs invalid for comparison are left out and counted."""
     from klinkctl.results import report, sweep_table
 
     try:
@@ -113,19 +114,39 @@ def _print_cells(target: Sweep, console: Console) -> None:
         click.echo(f"no table of the runs: {error}", err=True)
         return
     cells = sweep_table.cell_table(runset, sweep_table.baseline(target.spec.grid))
-    table = Table(*(CELL_HEADERS.get(c, c) for c in cells.columns),
-                  title=f"medians over repetitions ({target.directory.name}; full names in cells.csv)")
-    for row in cells.itertuples(index=False):
-        table.add_row(*(_cell(value, column) for value, column in zip(row, cells.columns)))
+    shown = [c for c in cells.columns if not c.endswith(CI_SUFFIXES) and c not in HIDDEN_CELL_COLUMNS]
+    table = Table(*(CELL_HEADERS.get(c, c) for c in shown),
+                  title=f"means over repetitions, [..] = CI across runs ({target.directory.name}; all columns in "
+                        "cells.csv)")
+    for _, row in cells.iterrows():
+        table.add_row(*(_cell_with_ci(row, column) for column in shown))
     # a log file gets every column; a terminal its own width
     (console if console.is_terminal else Console(file=console.file, width=200)).print(table)
+    for note in sweep_table.cells_note_lines(runset, cells):
+        click.echo(f"note: {note}")
     cells.to_csv(target.directory / "cells.csv", index=False)
 
 
 #: Short headers for cells.csv's columns, so the table fits a terminal.
-CELL_HEADERS = {"mean_latency_ms": "mean ms", "p99_latency_ms": "p99 ms", "source_records_per_s": "source rec/s",
+CELL_HEADERS = {"mean_ms": "mean ms [CI]", "p99_ms": "p99 ms [CI]", "source_records_per_s": "source rec/s",
                 "mean_error": "error", "max_error": "max error", "within_target": "in target",
-                "sampling_rate": "sampled", "mean_ratio": "mean ×", "p99_ratio": "p99 ×"}
+                "sampling_rate": "sampled", "ratio": "mean × [CI]", "n_invalid": "invalid"}
+CI_SUFFIXES = ("_ci_low", "_ci_high")
+HIDDEN_CELL_COLUMNS = ("p99_ratio", "significant")
+CI_OF = {"mean_ms": "mean", "p99_ms": "p99", "ratio": "ratio"}
+
+
+def _cell_with_ci(row, column: str) -> str:
+    """A cell's text; a statistic with a CI (mean_ms, p99_ms, ratio) as ``value [low–high]``."""
+    text = _cell(row[column], column)
+    prefix = CI_OF.get(column)
+    if prefix is None or any(_missing(row[f"{prefix}{suffix}"]) for suffix in CI_SUFFIXES):
+        return text
+    return f"{text} [{_cell(row[prefix + '_ci_low'], column)}–{_cell(row[prefix + '_ci_high'], column)}]"
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _cell(value: object, column: str) -> str:

@@ -3,6 +3,7 @@
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,13 +11,18 @@ from click.testing import CliRunner
 
 from klinkctl.cli import KlinkGroup
 from klinkctl.errors import KlinkError
-from klinkctl.results.compare import COLUMNS, compare_runs, render
+import yaml
+
+from klinkctl.results.compare import COLUMNS, PER_RUN_COLUMNS, compare_groups, compare_per_run, render
 from klinkctl.results.compare_cli import compare
 from klinkctl.results.runs import load_run
 
 HEADER = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",
           "swm_latency_ms", "keys", "events", "late_dropped", "warmup"]
-EXPECTED = "expected a run directory with latency.csv or a latency CSV file"
+EXPECTED = ("expected a run directory with latency.csv, a latency CSV file, or a directory of run directories "
+            "(e.g. a sweep directory)")
+NO_SUMMARY = {"comparison": {"valid": False, "invalid_reasons": ["no summary.json"]}}
+SWEEP = Path(__file__).parents[1] / "fixtures" / "report-sweep"
 
 
 def write_latency(path, name, policy, latencies, warmup_latencies=(), header=HEADER):
@@ -32,15 +38,23 @@ def write_latency(path, name, policy, latencies, warmup_latencies=(), header=HEA
     return path
 
 
-def make_run(root, name, policy, latencies, status="completed", reason=None, summary=True):
+def make_run(root, name, policy, latencies, status="completed", reason=None, summary=True, bench=None,
+             **summary_fields):
+    """A run directory; with ``bench`` also a config.yaml (its resolved bench settings)."""
     run_dir = root / name
-    run_dir.mkdir()
+    run_dir.mkdir(parents=True)
     write_latency(run_dir / "latency.csv", name, policy, latencies, warmup_latencies=[10_000.0] * 5)
     if summary:
         (run_dir / "summary.json").write_text(json.dumps({
             "status": status, "reason": reason, "run": name, "policy": policy,
+            "swm_latency_ms": {"mean": float(np.mean(latencies)) if len(latencies) else None},
+            "windows_censored_total": 0,
             "throughput": {"generator_events_per_s": 5000.0, "flink_records_in_per_s": 4990.0},
-            "generator": {"events_sent": 100, "behind_fraction": 0.0, "fell_behind": False}}))
+            "generator": {"events_sent": 100, "events_scheduled": 100, "achieved_rate": 5000.0,
+                          "target_rate": 5000, "behind_fraction": 0.0, "fell_behind": False},
+            **summary_fields}))
+    if bench is not None:
+        (run_dir / "config.yaml").write_text(yaml.safe_dump({"run": name, "bench": {"policy": policy, **bench}}))
     return run_dir
 
 
@@ -62,6 +76,14 @@ def invoke(*args):
     return CliRunner().invoke(group, ["compare", *map(str, args)])
 
 
+def repetitions(root, policy, means, bench=None, spread=0.05, **summary_fields):
+    """One run per value of ``means`` (seeds 1, 2, …): 50 windows around that mean."""
+    rng = np.random.default_rng(len(means))
+    return [make_run(root, f"{policy}-{seed}", policy, mean * (1 + spread * rng.standard_normal(50)),
+                     bench={"seed": seed, **(bench or {})}, **summary_fields)
+            for seed, mean in enumerate(means, start=1)]
+
+
 # --- loading ---------------------------------------------------------------------------------
 
 def test_a_run_dir_loads_without_its_warmup_rows(runs):
@@ -81,7 +103,7 @@ def test_warmup_values_are_read_case_insensitively(tmp_path):
 def test_a_latency_csv_alone_is_labelled_by_its_stem_and_has_no_summary(tmp_path):
     path = write_latency(tmp_path / "baseline.csv", "r", "fifo", [1.0, 2.0, 3.0], warmup_latencies=[99.0])
     run = load_run(path)
-    assert run.label == "baseline" and run.policy == "fifo" and run.summary == {}
+    assert run.label == "baseline" and run.policy == "fifo" and run.summary == NO_SUMMARY
     assert run.latency.tolist() == [1.0, 2.0, 3.0]
 
 
@@ -92,7 +114,7 @@ def test_a_latency_csv_inside_a_run_dir_is_read_as_that_run(runs):
 
 def test_a_run_dir_without_summary_still_loads(tmp_path):
     run = load_run(make_run(tmp_path, "bare", "fifo", [1.0, 2.0], summary=False))
-    assert run.summary == {} and run.latency.size == 2
+    assert run.summary == NO_SUMMARY and run.latency.size == 2 and run.bench == {}
 
 
 def test_mixed_policies_give_no_policy(tmp_path):
@@ -147,109 +169,235 @@ def test_a_broken_summary_is_one_line(tmp_path):
         load_run(run_dir)
 
 
-# --- comparison ------------------------------------------------------------------------------
 
-def test_compare_runs_has_one_row_per_run_with_every_column(runs):
-    frame = compare_runs([runs["fifo"], runs["edf"], runs["same"]])
-    assert list(frame.columns) == COLUMNS
+def test_a_summary_gets_its_comparison_verdict_on_loading(tmp_path):
+    censored = load_run(make_run(tmp_path, "r", "fifo", [1.0, 2.0], windows_censored_total=3))
+    assert censored.summary["comparison"] == {"valid": False, "invalid_reasons": ["censored windows"]}
+    assert censored.validity.reasons == ["censored windows"]
+
+
+def test_a_directory_of_run_dirs_is_every_run_in_it(tmp_path):
+    repetitions(tmp_path / "sweep", "fifo", [100, 110])
+    frame = compare_groups([tmp_path / "sweep"])
+    assert frame["runs"].tolist() == ["fifo-1 fifo-2"]
+
+
+# --- groups across runs ----------------------------------------------------------------------
+
+def test_repetitions_of_one_configuration_form_one_group_with_a_t_interval(tmp_path):
+    paths = repetitions(tmp_path, "fifo", [100, 120, 110])
+    row = compare_groups(paths).iloc[0]
+    means = [load_run(path).latency.mean() for path in paths]
+    assert row["label"] == "fifo" and row["n"] == 3 and row["n_invalid"] == 0
+    assert row["mean_ms"] == pytest.approx(np.mean(means))
+    assert (row["mean_ci_low"], row["mean_ci_high"]) == pytest.approx(
+        tuple(scipy_t_interval(means)))
+    assert row["verdict"] == "reference" and row["ratio"] == 1.0 and math.isnan(row["ratio_ci_low"])
+
+
+def scipy_t_interval(values):
+    from scipy import stats as sps
+    return sps.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=sps.sem(values))
+
+
+def test_clearly_separated_groups_of_five_are_significant(tmp_path):
+    paths = repetitions(tmp_path, "default", [100, 104, 98, 101, 97]) + \
+        repetitions(tmp_path, "klink", [200, 210, 195, 205, 190])
+    frame = compare_groups(paths)
+    assert frame["label"].tolist() == ["default", "klink"] and frame["n"].tolist() == [5, 5]
+    klink = frame.iloc[1]
+    assert klink["ratio_ci_low"] < klink["ratio"] < klink["ratio_ci_high"]
+    assert 1.9 < klink["ratio"] < 2.1 and klink["ratio_ci_low"] > 1.0
+    assert klink["significant"] is True and klink["verdict"] == "significant"
+    assert not any("fewer than 5" in note for note in frame.attrs["notes"])
+
+
+def test_identical_groups_have_a_ratio_ci_containing_one(tmp_path):
+    paths = repetitions(tmp_path, "default", [100, 130, 90]) + repetitions(tmp_path, "klink", [100, 130, 90])
+    klink = compare_groups(paths).iloc[1]
+    assert klink["ratio_ci_low"] < 1.0 < klink["ratio_ci_high"] and klink["verdict"] == "not significant"
+
+
+def test_one_run_each_gets_no_verdict_and_a_note(tmp_path):
+    paths = repetitions(tmp_path, "default", [100]) + repetitions(tmp_path, "klink", [300])
+    frame = compare_groups(paths)
+    klink = frame.iloc[1]
+    assert klink["ratio"] == pytest.approx(3.0, rel=0.05) and math.isnan(klink["ratio_ci_low"])
+    assert klink["significant"] is None and klink["verdict"] == "no verdict"
+    assert "klink: 1 run: no verdict; run ≥ 5 repetitions" in frame.attrs["notes"]
+    text = render(frame, "table")
+    assert "note: default: 1 run: no verdict" in text and " — " in text.splitlines()[-5] + " — "
+
+
+def test_fewer_than_five_runs_are_noted(tmp_path):
+    paths = repetitions(tmp_path, "default", [100, 104]) + repetitions(tmp_path, "klink", [200, 210])
+    notes = compare_groups(paths).attrs["notes"]
+    assert any(note.startswith("fewer than 5 runs in default, klink") for note in notes)
+
+
+def test_variants_get_their_own_labels_and_groups(tmp_path):
+    paths = repetitions(tmp_path / "a", "klink", [100, 101], bench={"cores": 2}) + \
+        repetitions(tmp_path / "b", "klink", [100, 101], bench={"cores": 4, "enforce": "priority"})
+    frame = compare_groups(paths)
+    assert frame["label"].tolist() == ["klink[C=2]", "klink[priority,C=4]"]
+    merged = compare_groups(paths, group_by=["policy"])
+    assert merged["label"].tolist() == ["policy=klink"] and merged["n"].tolist() == [4]
+
+
+def test_other_differing_settings_are_named_in_the_label(tmp_path):
+    paths = repetitions(tmp_path / "a", "default", [100], bench={"rate": 1000, "confidence": 0.9}) + \
+        repetitions(tmp_path / "b", "default", [100], bench={"rate": 2000, "confidence": 0.5})
+    assert compare_groups(paths)["label"].tolist() == ["default rate=1000", "default rate=2000"]
+    paths = repetitions(tmp_path / "c", "default", [100], bench={"confidence": 0.9}) + \
+        repetitions(tmp_path / "d", "default", [100], bench={"confidence": 0.5})
+    assert compare_groups(paths)["label"].tolist() == ["default confidence=0.9", "default confidence=0.5"]
+
+
+# --- invalid runs ----------------------------------------------------------------------------
+
+def mixed_validity(root):
+    """Three valid default runs, one censored and one whose generator was 5 % short of the rate."""
+    paths = repetitions(root / "ok", "default", [100, 104, 98])
+    paths += repetitions(root / "censored", "default", [500], windows_censored_total=2)
+    paths += repetitions(root / "slow", "default", [400],
+                         generator={"achieved_rate": 4750.0, "target_rate": 5000, "fell_behind": True})
+    return paths
+
+
+def test_invalid_runs_are_left_out_and_counted_in_one_line(tmp_path):
+    frame = compare_groups(mixed_validity(tmp_path))
+    row = frame.iloc[0]
+    assert row["n"] == 3 and row["n_invalid"] == 2 and row["mean_ms"] < 110
+    assert frame.attrs["notes"][0] == ("left out 2 invalid runs (1 censored windows, 1 generator below 99 % of "
+                                       "the requested rate); --include-invalid to include them")
+
+
+def test_include_invalid_keeps_them_in_the_statistics(tmp_path):
+    frame = compare_groups(mixed_validity(tmp_path), include_invalid=True)
+    assert frame.iloc[0]["n"] == 5 and frame.iloc[0]["mean_ms"] > 150
+    assert frame.attrs["notes"][0].startswith("included 2 invalid runs")
+
+
+def test_a_group_of_invalid_runs_only_shows_no_numbers_and_no_verdict(tmp_path):
+    paths = repetitions(tmp_path / "a", "default", [100, 101]) + \
+        repetitions(tmp_path / "b", "klink", [50, 51], windows_censored_total=1)
+    klink = compare_groups(paths).iloc[1]
+    assert klink["n"] == 0 and klink["n_invalid"] == 2 and math.isnan(klink["ratio"])
+    assert klink["verdict"] == "no verdict"
+
+
+def test_a_failed_run_is_invalid_and_noted(runs):
+    frame = compare_groups([runs["fifo"], runs["same"]])
+    assert frame.iloc[0]["n"] == 1 and frame.iloc[0]["n_invalid"] == 1
+    assert "run-same failed (TaskManager lost): its numbers cover only what it measured" in frame.attrs["notes"]
+    assert "1 status failed" in frame.attrs["notes"][0]
+
+
+# --- per run (within-run) --------------------------------------------------------------------
+
+def test_per_run_rows_have_within_run_cis_and_no_verdict(runs):
+    frame = compare_per_run([runs["fifo"], runs["edf"], runs["same"]])
+    assert list(frame.columns) == PER_RUN_COLUMNS and "significant" not in frame
     assert frame["run"].tolist() == ["run-fifo", "run-edf", "run-same"]
-    assert frame["windows"].tolist() == [300, 300, 300]
-    assert frame["status"].tolist() == ["completed", "completed", "failed"]
-    assert frame["generator_events_per_s"].tolist() == [5000.0] * 3
-    assert frame["fell_behind"].tolist() == [False] * 3
-
-
-def test_the_first_run_is_the_reference(runs):
-    first = compare_runs([runs["fifo"], runs["edf"]]).iloc[0]
-    assert first["ratio_mean"] == 1.0 and first["significant"] is None
-    assert math.isnan(first["ratio_ci_low"]) and math.isnan(first["mannwhitney_p"])
-
-
-def test_doubled_latency_is_a_significant_ratio_of_two(runs):
-    edf = compare_runs([runs["fifo"], runs["edf"]]).iloc[1]
+    edf = frame.iloc[1]
     assert edf["ratio_mean"] == pytest.approx(2.0)
-    assert edf["ratio_ci_low"] < 2.0 < edf["ratio_ci_high"] and edf["significant"] is True
-    assert edf["mean_ci_low"] < edf["mean"] < edf["mean_ci_high"]
-    assert edf["p99_ci_low"] <= edf["p99"] <= edf["p99_ci_high"]
+    assert edf["mean_within_run_ci_low"] < edf["mean"] < edf["mean_within_run_ci_high"]
+    assert frame["valid"].tolist() == [True, True, False] and frame.iloc[2]["invalid_reasons"] == "status failed"
+    text = render(frame, "table")
+    assert "within-run CI" in text and "no verdict" in text and "FAILED" in text
 
 
-def test_same_distribution_is_not_significant(runs):
-    same = compare_runs([runs["fifo"], runs["same"]]).iloc[1]
-    assert same["significant"] is False and same["mannwhitney_p"] > 0.05
-
-
-def test_summary_statistics_come_from_the_non_warmup_rows(runs):
-    row = compare_runs([runs["fifo"]]).iloc[0]
-    values = load_run(runs["fifo"]).latency
-    assert row["mean"] == pytest.approx(values.mean())
-    assert row["p99"] == pytest.approx(np.percentile(values, 99)) and row["max"] < 10_000.0
-
-
-def test_compare_runs_is_reproducible_for_a_seed(runs):
+def test_per_run_is_reproducible_for_a_seed(runs):
     paths = [runs["fifo"], runs["edf"]]
-    assert compare_runs(paths, seed=3).equals(compare_runs(paths, seed=3))
+    assert compare_per_run(paths, seed=3).equals(compare_per_run(paths, seed=3))
 
 
-def test_a_run_with_no_windows_is_compared_with_undefined_numbers(tmp_path, runs):
+def test_a_run_with_no_windows_is_noted_per_run(tmp_path, runs):
     empty = make_run(tmp_path, "run-empty", "fifo", [])
-    frame = compare_runs([runs["fifo"], empty])
-    assert frame.iloc[1]["windows"] == 0 and frame.iloc[1]["significant"] is None
+    frame = compare_per_run([runs["fifo"], empty])
+    assert frame.iloc[1]["windows"] == 0 and math.isnan(frame.iloc[1]["ratio_mean"])
     assert "run-empty has 0 window(s)" in render(frame, "table")
 
 
 # --- rendering -------------------------------------------------------------------------------
 
-def test_json_parses_with_null_for_undefined_values(runs):
-    records = json.loads(render(compare_runs([runs["fifo"], runs["edf"]]), "json"))
-    assert [record["run"] for record in records] == ["run-fifo", "run-edf"]
-    assert list(records[0]) == COLUMNS
-    assert records[0]["ratio_ci_low"] is None and records[0]["significant"] is None
-    assert records[1]["significant"] is True and records[1]["windows"] == 300
+def test_json_and_csv_have_the_group_columns(tmp_path):
+    frame = compare_groups(repetitions(tmp_path, "default", [100, 104]) + repetitions(tmp_path, "klink", [200, 210]))
+    records = json.loads(render(frame, "json"))
+    assert list(records[0]) == COLUMNS and records[0]["ratio_ci_low"] is None and records[0]["significant"] is None
+    assert records[1]["verdict"] in ("significant", "not significant") and records[1]["n"] == 2
+    rows = list(csv.DictReader(render(frame, "csv").splitlines()))
+    assert list(rows[0]) == COLUMNS and [row["label"] for row in rows] == ["default", "klink"]
 
 
-def test_csv_has_the_columns_as_header(runs):
-    text = render(compare_runs([runs["fifo"], runs["edf"]]), "csv")
-    rows = list(csv.DictReader(text.splitlines()))
-    assert list(rows[0]) == COLUMNS and [row["run"] for row in rows] == ["run-fifo", "run-edf"]
-    assert rows[0]["ratio_ci_low"] == "" and rows[1]["significant"] == "True"
-
-
-def test_table_shows_every_run_the_ratio_and_flags_a_failed_run(runs):
-    text = render(compare_runs([runs["fifo"], runs["edf"], runs["same"]]), "table")
-    for label in ("run-fifo", "run-edf", "run-same"):
-        assert label in text
-    assert "ratio [CI]" in text and "2.000 [" in text
-    assert "FAILED" in text and "note: run-same failed (TaskManager lost)" in text
+def test_the_table_says_what_its_intervals_are(tmp_path):
+    text = render(compare_groups(repetitions(tmp_path, "default", [100, 104])), "table")
+    assert "CI across runs (Student t)" in text and "Welch t on log latency" in text and "ratio [CI]" in text
 
 
 def test_an_unknown_format_is_refused(runs):
     with pytest.raises(ValueError, match="unknown format"):
-        render(compare_runs([runs["fifo"]]), "xml")
+        render(compare_groups([runs["fifo"]]), "xml")
 
 
 # --- the command, end to end ----------------------------------------------------------------
 
-def test_cli_prints_the_table_by_default(runs):
-    result = invoke(runs["fifo"], runs["edf"])
+def test_cli_prints_one_row_per_group_by_default(tmp_path):
+    repetitions(tmp_path / "runs", "default", [100, 104])
+    repetitions(tmp_path / "runs", "klink", [200, 210])
+    result = invoke(tmp_path / "runs")
     assert result.exit_code == 0, result.output
-    assert "run-fifo" in result.output and "run-edf" in result.output and "ratio" in result.output
+    assert "default" in result.output and "klink" in result.output and "fewer than 5 runs" in result.output
 
 
-def test_cli_json_and_csv_with_a_csv_argument(runs, tmp_path):
-    loose = write_latency(tmp_path / "loose.csv", "r", "edf", load_run(runs["fifo"]).latency * 2)
-    result = invoke(runs["fifo"], loose, "--format", "json", "--seed", "4", "--confidence", "0.9")
+def test_cli_on_a_sweep_directory_leaves_out_its_invalid_runs_in_one_line():
+    result = invoke(SWEEP)
     assert result.exit_code == 0, result.output
-    records = json.loads(result.output)
-    assert records[1]["run"] == "loose" and records[1]["ratio_mean"] == pytest.approx(2.0)
-    assert records[1]["status"] is None
-    result = invoke(runs["fifo"], loose, "--format", "csv")
-    assert result.exit_code == 0 and result.output.splitlines()[0] == ",".join(COLUMNS)
+    lines = [line for line in result.output.splitlines() if line.startswith("note:") and "invalid run" in line]
+    assert lines == ["note: left out 2 invalid runs (2 censored windows); --include-invalid to include them"]
+    included = invoke(SWEEP, "--include-invalid")
+    assert "note: included 2 invalid runs" in included.output
 
 
-def test_cli_confidence_changes_the_intervals(runs):
-    narrow = json.loads(invoke(runs["fifo"], "--format", "json", "--confidence", "0.5").output)[0]
-    wide = json.loads(invoke(runs["fifo"], "--format", "json", "--confidence", "0.99").output)[0]
+def test_cli_per_run_labels_the_intervals_within_run(runs):
+    result = invoke(runs["fifo"], runs["edf"], "--per-run")
+    assert result.exit_code == 0, result.output
+    assert "within-run CI" in result.output and "signif." not in result.output
+
+
+def test_cli_json_keeps_notes_out_of_stdout(tmp_path):
+    paths = repetitions(tmp_path, "default", [100])
+    result = invoke(*paths, "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)[0]["n"] == 1
+    assert "note: default: 1 run: no verdict" in result.stderr
+    result = invoke(*paths, "--format", "csv", "--per-run")
+    assert result.exit_code == 0 and result.stdout.splitlines()[0] == ",".join(PER_RUN_COLUMNS)
+
+
+def test_cli_confidence_changes_the_intervals(tmp_path):
+    paths = repetitions(tmp_path, "default", [100, 120, 110])
+    narrow = json.loads(invoke(*paths, "--format", "json", "--confidence", "0.5").stdout)[0]
+    wide = json.loads(invoke(*paths, "--format", "json", "--confidence", "0.99").stdout)[0]
     assert wide["mean_ci_high"] - wide["mean_ci_low"] > narrow["mean_ci_high"] - narrow["mean_ci_low"]
+
+
+def test_cli_an_unknown_grouping_key_is_one_line_listing_the_valid_ones():
+    result = invoke(SWEEP, "--group-by", "policy,colour")
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert result.output.startswith("error: unknown grouping key colour; valid: workload, queries, rate")
+    assert "group" not in result.stdout.split("error:")[0]  # nothing computed before the error
+
+
+def test_cli_an_empty_grouping_key_is_a_usage_error(runs):
+    result = invoke(runs["fifo"], "--group-by", ",")
+    assert result.exit_code == 2 and "--group-by" in result.output
+
+
+def test_cli_group_by_rate_pools_the_policies():
+    result = invoke(SWEEP, "--group-by", "rate", "--format", "json")
+    records = json.loads(result.stdout)
+    assert [record["label"] for record in records] == ["rate=10000", "rate=60000"]
+    assert [record["n"] + record["n_invalid"] for record in records] == [7, 7]
 
 
 def test_cli_without_runs_is_a_usage_error():

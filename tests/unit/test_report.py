@@ -31,7 +31,10 @@ RUNS = SWEEP / "runs"
 KLINK_RUN = RUNS / "ysb-klink-20261122-081434"
 FAILED = "ysb-hr-20261122-073231"
 STARVED = "ysb-fcfs-20261122-081706"
-POLICIES = ["default", "fcfs", "sbox", "klink"]  # the paper's order, as every figure draws them
+# the fixture's runs all use cores: 2, a non-default scheduler setting: every policy but default shows it
+KLINK, FCFS, SBOX = "klink[C=2]", "fcfs[C=2]", "sbox[C=2]"
+POLICIES = ["default", FCFS, SBOX, KLINK]  # the paper's order, as every figure draws them
+INVALID = ["ysb-fcfs-20261122-081706", "ysb-fcfs-20261122-082901"]  # windows missing (fcfs at 60 000 ev/s)
 WRITTEN = {"6a", "6b", "6d", "8", "9c", "9d"}
 
 
@@ -69,7 +72,8 @@ def test_mean_with_ci_counts_runs_and_values_per_group():
 
 @pytest.fixture(scope="module")
 def runset():
-    return load_runset(SWEEP)
+    """Every completed run, the invalid ones included: the figures' arithmetic on all the fixture's data."""
+    return load_runset(SWEEP, include_invalid=True)
 
 
 def test_a_sweep_dir_uses_its_completed_runs_and_lists_the_others(runset):
@@ -102,10 +106,26 @@ def test_repetitions_come_from_the_index(runset):
 
 
 def test_a_directory_of_run_dirs_finds_the_same_runs_without_an_index(runset):
-    scanned = load_runset(RUNS)
+    scanned = load_runset(RUNS, include_invalid=True)
     assert sorted(run.run_id for run in scanned.runs) == sorted(run.run_id for run in runset.runs)
     assert scanned.excluded["run"].tolist() == [FAILED] and scanned.sweep_text is None
     assert set(scanned.params["repetition"]) == {1, 2}
+
+
+def test_invalid_runs_are_left_out_by_default_and_counted_in_one_note():
+    valid = load_runset(SWEEP)
+    assert len(valid.runs) == 12 and [run.run_id for run in valid.invalid_runs] == INVALID
+    assert valid.excluded["run"].tolist() == [FAILED, *INVALID]
+    assert valid.excluded["status"].tolist() == ["failed", "invalid", "invalid"]
+    assert set(valid.excluded["reason"].iloc[1:]) == {"censored windows"}
+    assert "left out 2 invalid runs (2 censored windows); --include-invalid to include them" in valid.notes
+
+
+def test_a_run_set_of_invalid_runs_only_is_one_line(tmp_path):
+    shutil.copytree(RUNS / STARVED, tmp_path / STARVED)
+    with pytest.raises(KlinkError, match=r"left out 1 invalid run \(1 censored windows\).*nothing else to report"):
+        load_runset(tmp_path)
+    assert len(load_runset(tmp_path, include_invalid=True).runs) == 1
 
 
 def test_a_single_run_dir_is_a_report_of_one_run():
@@ -168,15 +188,15 @@ def test_latency_means_average_each_runs_mean_with_a_t_interval(runset):
     row = table.loc[("default", 10000)]
     assert row["n"] == 2 and row["mean"] == pytest.approx(np.mean(means))
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(t_interval(means))
-    starved = table.loc[("fcfs", 60000)]
+    starved = table.loc[(FCFS, 60000)]
     assert starved["runs"] == 2 and starved["n"] == 1 and math.isnan(starved["ci_low"])
-    assert table.loc[("sbox", 60000), "n"] == 1
+    assert table.loc[(SBOX, 60000), "n"] == 1
 
 
 def test_latency_percentiles_pool_the_repetitions(runset):
     table = report.latency_percentiles(runset)
-    klink = table[(table["policy"] == "klink") & (table["rate"] == 60000)].set_index("percentile")
-    pooled = np.concatenate([run.data.latency for run in runs_of(runset, policy="klink", rate=60000)])
+    klink = table[(table["policy"] == KLINK) & (table["rate"] == 60000)].set_index("percentile")
+    pooled = np.concatenate([run.data.latency for run in runs_of(runset, policy=KLINK, rate=60000)])
     assert klink.index.tolist() == list(range(40, 100))
     assert klink.loc[99, "latency_ms"] == pytest.approx(np.percentile(pooled, 99))
     assert klink.loc[40, "windows"] == pooled.size
@@ -202,14 +222,14 @@ def test_slowdown_divides_by_the_same_policy_with_one_query(tmp_path):
     loaded = [load_run(root / run).latency.mean() / alone
               for run in ("ysb-default-20261122-081845", "ysb-default-20261122-082353")]
     assert table.loc[("default", 4), "mean"] == pytest.approx(np.mean(loaded))
-    assert table.loc[("klink", 4), "n"] == 1
+    assert table.loc[(KLINK, 4), "n"] == 1
 
 
 def test_throughput_comes_from_summary_json(runset):
     table = report.throughputs(runset)
-    row = table[(table["metric"] == "flink_source_records_per_s") & (table["policy"] == "klink")
+    row = table[(table["metric"] == "flink_source_records_per_s") & (table["policy"] == KLINK)
                 & (table["rate"] == 10000)].iloc[0]
-    values = [run.summary["throughput"]["flink_source_records_per_s"] for run in runs_of(runset, policy="klink",
+    values = [run.summary["throughput"]["flink_source_records_per_s"] for run in runs_of(runset, policy=KLINK,
                                                                                           rate=10000)]
     assert row["mean"] == pytest.approx(np.mean(values))
     assert set(table["metric"]) == {"flink_source_records_per_s", "generator_events_per_s"}
@@ -217,9 +237,9 @@ def test_throughput_comes_from_summary_json(runset):
 
 def test_estimator_accuracy_is_per_estimator_of_the_klink_runs(runset):
     table = report.estimator_accuracy(runset)
-    assert set(table["policy"]) == {"klink"} and set(table["estimator"]) == {"klink", "lr"}
+    assert set(table["policy"]) == {KLINK} and set(table["estimator"]) == {"klink", "lr"}
     row = table[(table["estimator"] == "lr") & (table["rate"] == 10000)].iloc[0]
-    fractions = [run.summary["estimator"]["lr"]["inside_fraction"] for run in runs_of(runset, policy="klink",
+    fractions = [run.summary["estimator"]["lr"]["inside_fraction"] for run in runs_of(runset, policy=KLINK,
                                                                                        rate=10000)]
     assert row["mean"] == pytest.approx(100 * np.mean(fractions)) and row["confidence"] == 0.95
     assert row["delay"] == "const:0ms"
@@ -227,10 +247,10 @@ def test_estimator_accuracy_is_per_estimator_of_the_klink_runs(runset):
 
 def test_scheduler_overhead_is_cycle_time_over_cycle_length(runset):
     table = report.scheduler_overhead(runset)
-    assert set(table["policy"]) == {"fcfs", "sbox", "klink"}  # default runs no scheduler
-    klink = runs_of(runset, policy="klink", rate=10000)
+    assert set(table["policy"]) == {FCFS, SBOX, KLINK}  # default runs no scheduler
+    klink = runs_of(runset, policy=KLINK, rate=10000)
     expected = [100 * run.summary["scheduler"]["mean_cycle_us"] / 120_000 for run in klink]
-    row = table[(table["policy"] == "klink") & (table["rate"] == 10000)].iloc[0]
+    row = table[(table["policy"] == KLINK) & (table["rate"] == 10000)].iloc[0]
     assert row["mean"] == pytest.approx(np.mean(expected)) and row["cycles"] == sum(
         run.summary["scheduler"]["cycles"] for run in klink)
 
@@ -278,8 +298,8 @@ def test_every_figure_with_data_is_written_as_png_and_svg(built):
 
 def test_the_cdf_table_has_a_row_per_configuration_with_its_pooled_windows(built):
     table = sections(built)["6b"].table
-    assert len(table) == 8 and list(table.columns[-6:]) == ["p40_ms", "p50_ms", "p75_ms", "p90_ms", "p95_ms", "p99_ms"]
-    klink = table[(table["policy"] == "klink") & (table["rate"] == 10000)].iloc[0]
+    assert len(table) == 7 and list(table.columns[-6:])  # fcfs at 60 000 ev/s: both runs invalid == ["p40_ms", "p50_ms", "p75_ms", "p90_ms", "p95_ms", "p99_ms"]
+    klink = table[(table["policy"] == KLINK) & (table["rate"] == 10000)].iloc[0]
     assert klink["windows"] == sum(load_run(RUNS / run).latency.size for run in
                                    ("ysb-klink-20261122-081434", "ysb-klink-20261122-082536"))
 
@@ -293,15 +313,15 @@ def test_fig6a_has_one_errorbar_line_per_policy_against_rate(built):
     [ax] = figure.axes
     assert errorbar_labels(ax) == POLICIES
     assert ax.get_xlabel().startswith("rate") and ax.get_ylabel() == "mean SWM latency (ms)"
-    klink = next(c for c in ax.containers if isinstance(c, ErrorbarContainer) and c.get_label() == "klink")
+    klink = next(c for c in ax.containers if isinstance(c, ErrorbarContainer) and c.get_label() == KLINK)
     assert klink.lines[0].get_xdata().tolist() == [10000, 60000]
 
 
 def test_fig6b_has_a_cdf_line_per_policy_in_a_panel_per_rate(built):
     figure = sections(built)["6b"].figure
     assert [ax.get_title() for ax in figure.axes] == ["rate=10000", "rate=60000"]
-    for ax in figure.axes:
-        assert [line.get_label() for line in ax.get_lines()] == POLICIES
+    for ax, policies in zip(figure.axes, (POLICIES, [p for p in POLICIES if p != FCFS])):
+        assert [line.get_label() for line in ax.get_lines()] == policies
         assert ax.get_lines()[0].get_ydata().tolist() == list(range(40, 100))
 
 
@@ -318,7 +338,8 @@ def test_fig8_has_memory_and_cpu_per_component_and_a_line_per_configuration(buil
     assert {ax.get_ylabel() for ax in figure.axes[:4]} == {"RSS (MB)"}
     assert {ax.get_ylabel() for ax in figure.axes[4:]} == {"CPU (%)"}
     labels = [line.get_label() for line in figure.axes[0].get_lines()]
-    assert labels == [f"{policy}, rate={rate}" for rate in (10000, 60000) for policy in POLICIES]
+    assert labels == [f"{policy}, rate={rate}" for rate in (10000, 60000) for policy in POLICIES
+                      if (policy, rate) != (FCFS, 60000)]
 
 
 def test_fig9c_and_9d_have_a_bar_series_per_estimator_and_per_scheduling_policy(built):
@@ -326,8 +347,8 @@ def test_fig9c_and_9d_have_a_bar_series_per_estimator_and_per_scheduling_policy(
     for ax in estimator.axes:
         assert [c.get_label() for c in ax.containers if isinstance(c, BarContainer)] == ["klink-95", "lr-95"]
         assert [tick.get_text() for tick in ax.get_xticklabels()] == ["const:0ms"]
-    for ax in scheduler.axes:
-        assert [c.get_label() for c in ax.containers if isinstance(c, BarContainer)] == ["fcfs", "sbox", "klink"]
+    for ax, policies in zip(scheduler.axes, ([FCFS, SBOX, KLINK], [SBOX, KLINK])):  # fcfs at 60 000: invalid
+        assert [c.get_label() for c in ax.containers if isinstance(c, BarContainer)] == policies
 
 
 def test_index_html_inlines_every_plot_and_lists_skips_exclusions_and_configs(built):
@@ -339,7 +360,7 @@ def test_index_html_inlines_every_plot_and_lists_skips_exclusions_and_configs(bu
     assert "Slowdown — skipped: slowdown needs runs of a query alone" in html
     assert FAILED in html and "generator exited with code 2" in html and STARVED in html
     assert "Student t interval" in html and "plotted against rate instead" in html
-    assert html.count("<details>") == 14 and "taskmanager_memory: 1536m" in html
+    assert html.count("<details>") == 12 and "taskmanager_memory: 1536m" in html
     assert "repetitions: 2" in html  # sweep.yaml
     assert 'src="http' not in html and "<script" not in html  # self-contained
 

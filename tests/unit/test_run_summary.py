@@ -39,6 +39,14 @@ def test_a_generator_within_one_percent_is_not_flagged(tmp_path):
     assert summary["flags"] == []
 
 
+def test_the_summary_says_whether_the_run_may_be_compared(tmp_path):
+    write_latency(tmp_path, [(100, False), (200, False)])
+    clean = build_summary(tmp_path, "r", {}, "completed", "", (0, 10_000), {"behind_fraction": 0.0})
+    assert clean["comparison"] == {"valid": True, "invalid_reasons": []}
+    failed = build_summary(tmp_path, "r", {}, "failed", "boom", (0, 10_000), {})
+    assert failed["comparison"] == {"valid": False, "invalid_reasons": ["status failed"]}
+
+
 def test_drain_covers_delay_bound_and_watermark_interval():
     assert drain_ms(BenchConfig(delay="const:300ms", watermark_bound_ms=1000, watermark_interval_ms=200)) == 3500
 

@@ -1,15 +1,19 @@
 """The table a finished sweep prints, on the report fixture's real runs (policy x rate, 1-2 repetitions)."""
 
 import json
-import statistics
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from klinkctl.results.groups import ratio_interval
 from klinkctl.results.report import load_runset
-from klinkctl.results.sweep_table import baseline, cell_table
+from klinkctl.results.stats import t_interval
+from klinkctl.results.sweep_table import baseline, cell_table, cells_note_lines
 
 SWEEP = Path(__file__).parents[1] / "fixtures" / "report-sweep"
+KLINK, FCFS = "klink[C=2]", "fcfs[C=2]"
 
 
 def test_the_baseline_is_the_first_policy_or_sampler_listed():
@@ -18,16 +22,67 @@ def test_the_baseline_is_the_first_policy_or_sampler_listed():
     assert baseline({"rate": [1, 2]}) is None
 
 
-def test_cells_are_medians_over_repetitions_with_ratios_to_the_baseline_at_the_same_rate():
+def summary_means(runset, policy, rate):
+    return [json.loads((run.run_dir / "summary.json").read_text())["swm_latency_ms"]["mean"]
+            for run in runset.runs if run.params["policy"] == policy and run.params["rate"] == rate]
+
+
+def test_cells_are_means_across_runs_with_ratio_cis_to_the_baseline_at_the_same_rate():
     runset = load_runset(SWEEP)
     cells = cell_table(runset, ("policy", "default")).set_index(["policy", "rate"])
     for (policy, rate), cell in cells.iterrows():
-        means = [json.loads((run.run_dir / "summary.json").read_text())["swm_latency_ms"]["mean"]
-                 for run in runset.runs if run.params["policy"] == policy and run.params["rate"] == rate]
-        assert cell["runs"] == len(means)
-        measured = [m for m in means if m is not None]  # a starved run measured no window
-        assert cell["mean_latency_ms"] == pytest.approx(statistics.median(measured))
-        default = cells.loc[("default", rate), "mean_latency_ms"]
-        assert cell["mean_ratio"] == pytest.approx(cell["mean_latency_ms"] / default)
-    assert (cells.xs("default", level="policy")["mean_ratio"] == 1).all()
+        means = summary_means(runset, policy, rate)
+        assert cell["n"] == len(means)
+        if means:
+            assert cell["mean_ms"] == pytest.approx(np.mean(means))
+            assert (cell["mean_ci_low"], cell["mean_ci_high"]) == pytest.approx(t_interval(means), nan_ok=True)
+        reference = summary_means(runset, "default", rate)
+        expected = ratio_interval(reference, means) if means else (math.nan,) * 3
+        assert (cell["ratio"], cell["ratio_ci_low"], cell["ratio_ci_high"]) == pytest.approx(
+            (1.0, math.nan, math.nan) if policy == "default" else expected, nan_ok=True)
+    assert (cells.xs("default", level="policy")["verdict"] == "reference").all()
+    assert cells.loc[("sbox[C=2]", 10000), "verdict"] == "no verdict"  # one run
+    assert cells.loc[(KLINK, 10000), "verdict"] in ("significant", "not significant")
     assert "mean_error" not in cells  # no run measured accuracy
+
+
+def test_invalid_runs_are_counted_and_left_out_unless_included():
+    cells = cell_table(load_runset(SWEEP), ("policy", "default")).set_index(["policy", "rate"])
+    assert cells.loc[(FCFS, 60000), ["n", "n_invalid"]].tolist() == [0, 2]
+    assert math.isnan(cells.loc[(FCFS, 60000), "mean_ms"])
+    included = load_runset(SWEEP, include_invalid=True)
+    cells = cell_table(included, ("policy", "default")).set_index(["policy", "rate"])
+    assert cells.loc[(FCFS, 60000), ["n", "n_invalid"]].tolist() == [1, 2]  # the starved run has no mean
+    notes = cells_note_lines(included, cells.reset_index())
+    assert notes[0].startswith("included 2 invalid runs (2 censored windows)")
+
+
+def test_the_notes_count_invalid_runs_and_flag_cells_of_one_run():
+    runset = load_runset(SWEEP)
+    notes = cells_note_lines(runset, cell_table(runset, ("policy", "default")))
+    assert notes[0] == "left out 2 invalid runs (2 censored windows); --include-invalid to include them"
+    assert "rate=10000,policy=sbox[C=2]: 1 run: no verdict; run ≥ 5 repetitions" in notes
+    assert any(note.startswith("fewer than 5 runs in") for note in notes)
+
+
+def test_the_sweep_prints_the_cells_with_cis_and_its_notes_and_writes_cells_csv(tmp_path, capsys):
+    import io
+    import shutil
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from rich.console import Console
+
+    from klinkctl.run.sweep_cli import _print_cells
+
+    directory = shutil.copytree(SWEEP, tmp_path / "sweep")
+    target = SimpleNamespace(directory=directory, spec=SimpleNamespace(
+        grid={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
+    out = io.StringIO()
+    _print_cells(target, Console(file=out, width=200))
+    table, notes = out.getvalue(), capsys.readouterr().out
+    assert "mean ms [CI]" in table and "mean × [CI]" in table and "klink[C=2]" in table
+    assert "note: left out 2 invalid runs (2 censored windows)" in notes
+    cells = pd.read_csv(directory / "cells.csv")
+    assert list(cells.columns[:4]) == ["rate", "policy", "n", "n_invalid"]
+    assert {"mean_ci_low", "ratio_ci_high", "verdict"} <= set(cells.columns)

@@ -1,0 +1,38 @@
+"""Policy labels: a run's scheduling policy with every scheduler setting that differs from the default, in the
+Klink paper's names, e.g. ``klink[priority,C=2,f=0.9]``, ``rr[C=2]``, ``default``.
+
+Two runs get the same label only when their policy and all scheduler settings are equal, so two variants never
+share a name. ``default`` (plain Flink) ignores the scheduler settings and is always just ``default``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from klinkctl.run.config import BenchConfig
+
+#: Scheduler settings in label order: bench setting -> its name in the paper (enforce shows its value alone,
+#: strict_slack the word "strict").
+SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
+                      "memory_bound": "b", "strict_slack": "strict"}
+DEFAULTS = {field.name: field.default for field in dataclasses.fields(BenchConfig)}
+UNSCHEDULED = "default"
+
+
+def policy_label(bench: dict[str, Any]) -> str:
+    """The label of a run's resolved bench settings (config.yaml's ``bench``); a missing setting (a run from
+    before that setting existed) counts as its default."""
+    policy = str(bench.get("policy") or UNSCHEDULED)
+    if policy == UNSCHEDULED:
+        return policy
+    variant = [_setting(name, bench[key]) for key, name in SCHEDULER_SETTINGS.items()
+               if key in bench and bench[key] != DEFAULTS[key]]
+    return f"{policy}[{','.join(variant)}]" if variant else policy
+
+
+def _setting(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return name if value else f"{name}=false"
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{name}={text}" if name else text
