@@ -20,10 +20,13 @@ def windows(latency_ms, every_ms: int = 1000) -> pd.DataFrame:
                          "swm_latency_ms": latency_ms})
 
 
-def summary(offered=40_000.0, read=40_000.0, behind=0.0, status="completed") -> dict:
+def summary(offered=40_000.0, behind=0.0, status="completed") -> dict:
     return {"status": status, "reason": "" if status == "completed" else "job x ended as FAILED",
-            "throughput": {"generator_events_per_s": offered, "flink_source_records_per_s": read},
-            "generator": {"behind_fraction": behind}}
+            "throughput": {"generator_events_per_s": offered}, "generator": {"behind_fraction": behind}}
+
+
+def rates(offered=40_000.0, read=40_000.0, span_s=15.0) -> cap.ReadRate:
+    return cap.ReadRate(offered, read, span_s, 900)
 
 
 FLAT = 1200 + 40 * np.random.default_rng(1).standard_normal(16)  # noisy, no trend
@@ -34,14 +37,14 @@ GROWING = np.linspace(1200, 4000, 16)  # overload: the backlog grows
 
 
 def test_flat_latency_full_read_and_a_kept_schedule_are_sustainable():
-    verdict = cap.assess(summary(), windows(FLAT), 40_000)
+    verdict = cap.assess(summary(), windows(FLAT), rates(), 40_000)
     assert verdict.verdict == cap.SUSTAINABLE
     assert all(c.passed for c in verdict.criteria.values())
     assert set(verdict.criteria) == {"latency_trend", "source_read", "generator"}
 
 
 def test_latency_growing_over_the_run_is_not_sustainable_even_if_flink_read_everything():
-    verdict = cap.assess(summary(), windows(GROWING), 40_000)
+    verdict = cap.assess(summary(), windows(GROWING), rates(), 40_000)
     assert verdict.verdict == cap.FLINK
     trend = verdict.criteria["latency_trend"]
     assert not trend.passed and "trends upward" in trend.why
@@ -67,31 +70,68 @@ def test_too_few_windows_decide_no_trend_and_say_so():
 
 
 def test_flink_reading_less_than_99_percent_of_what_was_offered_is_not_sustainable():
-    verdict = cap.assess(summary(read=39_000), windows(FLAT), 40_000)  # 97.5 %
-    assert verdict.verdict == cap.FLINK and "Flink read 97.5%" in verdict.why
-    assert cap.assess(summary(read=39_700), windows(FLAT), 40_000).verdict == cap.SUSTAINABLE  # 99.25 %
+    verdict = cap.assess(summary(), windows(FLAT), rates(read=36_000, span_s=20), 40_000)  # 90 % (± 5 %)
+    assert verdict.verdict == cap.FLINK and "Flink read 90.0% (± 5.0%)" in verdict.why
+    assert cap.assess(summary(), windows(FLAT), rates(read=39_700), 40_000).verdict == cap.SUSTAINABLE  # 99.25 %
+
+
+def test_a_shortfall_within_a_second_of_events_over_the_span_is_measurement_error():
+    within = cap.assess(summary(), windows(FLAT), rates(read=37_800, span_s=20), 40_000)  # 94.5 % + 5 % >= 99 %
+    assert within.verdict == cap.SUSTAINABLE
+    beyond = cap.assess(summary(), windows(FLAT), rates(read=37_400, span_s=20), 40_000)  # 93.5 % + 5 % < 99 %
+    assert beyond.verdict == cap.FLINK
 
 
 def test_a_generator_behind_schedule_while_flink_reads_everything_is_generator_bound():
-    late = cap.assess(summary(behind=0.05), windows(FLAT), 40_000)
+    late = cap.assess(summary(behind=0.05), windows(FLAT), rates(), 40_000)
     assert late.verdict == cap.GENERATOR and "5.00% of events late" in late.why
-    short = cap.assess(summary(offered=36_000, read=36_000), windows(FLAT), 40_000)  # sent 90 % of the target
+    short = cap.assess(summary(offered=36_000), windows(FLAT), rates(36_000, 36_000), 40_000)  # sent 90 % of the target
     assert short.verdict == cap.GENERATOR
 
 
 def test_a_generator_behind_while_flink_also_falls_behind_is_flinks_limit():
-    verdict = cap.assess(summary(offered=38_000, read=30_000, behind=0.2), windows(GROWING), 40_000)
+    verdict = cap.assess(summary(offered=38_000, behind=0.2), windows(GROWING), rates(38_000, 30_000), 40_000)
     assert verdict.verdict == cap.FLINK
 
 
 def test_a_failed_run_aborts_with_its_reason():
-    verdict = cap.assess(summary(status="failed"), windows([]), 40_000)
+    verdict = cap.assess(summary(status="failed"), windows([]), None, 40_000)
     assert verdict.verdict == cap.ABORTED and "job x ended as FAILED" in verdict.why
 
 
 def test_no_throughput_measured_is_not_sustainable():
-    verdict = cap.assess(summary(read=None), windows(FLAT), 40_000)
+    verdict = cap.assess(summary(), windows(FLAT), None, 40_000)
     assert verdict.verdict == cap.FLINK and "no throughput measured" in verdict.why
+
+
+def throughput_table(read_per_s: float, start_ms: int, lag_ms: int, seconds: int, queries: int = 2) -> pd.DataFrame:
+    """throughput.csv as the sampler writes it: every ~1.1 s, per source, the rate since its previous sample
+    (nothing before the counters move, lag_ms after the generation's start)."""
+    rows = []
+    for time in range(start_ms - 3000, start_ms + lag_ms + seconds * 1000, 1100):
+        rate = read_per_s / queries if time > start_ms + lag_ms else 0.0
+        rows += [{"time": time, "job_vertex": f"Source: q0{q}/source -> q0{q}/join", "records_in_per_s": rate}
+                 for q in range(queries)]
+    rows.append({"time": start_ms, "job_vertex": "q00/window -> q00/sink", "records_in_per_s": 5.0})
+    return pd.DataFrame(rows)
+
+
+def sent_table(per_s: int, seconds: int) -> pd.DataFrame:
+    return pd.DataFrame({"second": range(seconds), "sent": per_s})
+
+
+def test_read_rate_fits_the_cumulative_reads_over_the_span_shifted_by_the_counters_lag():
+    rate = cap.read_rate(throughput_table(9_000, 1_000_000, 2_500, 20), sent_table(10_000, 20), 1_000_000,
+                         5_000, 20_000)
+    assert rate.metrics_lag_ms == pytest.approx(2_500, abs=1_100)
+    assert rate.offered_per_s == pytest.approx(10_000) and rate.read_per_s == pytest.approx(9_000, rel=0.01)
+    assert 13 < rate.span_s <= 15
+
+
+def test_read_rate_without_flink_samples_is_none():
+    assert cap.read_rate(pd.DataFrame(), sent_table(10, 20), 0, 5_000, 20_000) is None
+    silent = throughput_table(0, 1_000_000, 0, 20)
+    assert cap.read_rate(silent, sent_table(10, 20), 1_000_000, 5_000, 20_000) is None
 
 
 # ---------------------------------------------------------------- the search, with a fake probe
@@ -200,9 +240,9 @@ def test_bad_search_settings_are_one_clear_error(settings, message):
 
 
 def test_capacity_document_lists_every_probe_with_its_criteria():
-    verdict = cap.assess(summary(read=30_000), windows(GROWING), 40_000)
+    verdict = cap.assess(summary(), windows(GROWING), rates(read=30_000), 40_000)
     result = cap.SearchResult(20_000, cap.FLINK, True, "done", [
-        cap.Probe(20_000, cap.assess(summary(), windows(FLAT), 40_000), "/r/a"), cap.Probe(21_000, verdict, "/r/b")])
+        cap.Probe(20_000, cap.assess(summary(), windows(FLAT), rates(), 40_000), "/r/a"), cap.Probe(21_000, verdict, "/r/b")])
     document = cap.capacity_document("ysb", {"workload": "ysb", "queries": 2, "rate": 21_000}, {"tm": 1},
                                      cap.Path("/r"), result, cap.SearchSettings(), THRESHOLDS)
     assert document["kind"] == "klinkctl-capacity" and document["rate"] == 20_000 and document["total_rate"] == 40_000
