@@ -44,6 +44,9 @@ def capacity_command(bench: click.Command) -> click.Command:
                           "sustainable one."),
         click.Option(["--max-probes"], type=int, default=8, show_default=True, help="Probes at most."),
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
+        click.Option(["--max-behind"], type=float, default=0.01, show_default=True,
+                     help="Share of events the generator may send more than 10 ms late and still keep its "
+                          "schedule (criterion c)."),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
     ]
@@ -52,8 +55,8 @@ def capacity_command(bench: click.Command) -> click.Command:
 
 
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
-             factor: float, precision: float, max_probes: int, max_rate: int | None, out: Path | None,
-             **options) -> None:
+             factor: float, precision: float, max_probes: int, max_rate: int | None, max_behind: float,
+             out: Path | None, **options) -> None:
     from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import capacity as cap
     from klinkctl.run.bench import run_bench
@@ -61,6 +64,9 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     from klinkctl.run.sweep_cli import format_duration
 
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
+    if not 0 <= max_behind < 1:
+        raise KlinkError(f"--max-behind must be a fraction of events, 0 <= F < 1, got {max_behind}")
+    thresholds = cap.Thresholds(max_behind_fraction=max_behind)
     options["duration"] = options["duration"] or cap.PROBE_DURATION
     options["warmup"] = options["warmup"] or cap.PROBE_WARMUP
     config = resolve(config_file, {"workload": workload, **options})
@@ -90,9 +96,9 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
                               markup=False, highlight=False, soft_wrap=True)
 
-        result = cap.search(cap.bench_probe(config, run, cap.Thresholds()), settings, finished)
+        result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
-                                     cap.Thresholds())
+                                     thresholds)
     path = cap.write_capacity(out or directory / "capacity.json", document)
     _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
     click.echo(f"capacity.json: {path}")
