@@ -1,5 +1,4 @@
-"""Maximum sustainable rate of a bench configuration (`klinkctl capacity`), and bench rates relative to it
-(`--load F --capacity FILE`).
+"""Maximum sustainable rate of a bench configuration on the running stack (`klinkctl capacity`).
 
 Sustainable, after Karimov et al., ICDE'18 ("Benchmarking distributed stream data processing systems"): over
 a probe run, (a) the SWM latency does not trend upward, (b) Flink's sources read what the generator offered,
@@ -28,7 +27,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
-#: warm-up, short enough that a search of 8 probes fits in about 7 minutes (a probe is ~45 s of wall time).
+#: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
 PROBE_DURATION = "20s"
 PROBE_WARMUP = "5s"
 #: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
@@ -238,7 +237,8 @@ class SearchResult:
 ProbeFunction = Callable[[int], Probe]
 
 
-def search(probe: ProbeFunction, settings: SearchSettings, on_probe: Callable[[Probe], None] = lambda _: None) -> SearchResult:
+def search(probe: ProbeFunction, settings: SearchSettings,
+           on_probe: Callable[[Probe], None] = lambda _: None) -> SearchResult:
     """Exponential ramp from the start rate until the first unsustainable probe (or, if the first fails,
     down until one passes), then bisection (geometric) until the bracket is within the precision."""
     probes: list[Probe] = []

@@ -242,7 +242,8 @@ def test_bad_search_settings_are_one_clear_error(settings, message):
 def test_capacity_document_lists_every_probe_with_its_criteria():
     verdict = cap.assess(summary(), windows(GROWING), rates(read=30_000), 40_000)
     result = cap.SearchResult(20_000, cap.FLINK, True, "done", [
-        cap.Probe(20_000, cap.assess(summary(), windows(FLAT), rates(), 40_000), "/r/a"), cap.Probe(21_000, verdict, "/r/b")])
+        cap.Probe(20_000, cap.assess(summary(), windows(FLAT), rates(), 40_000), "/r/a"),
+        cap.Probe(21_000, verdict, "/r/b")])
     document = cap.capacity_document("ysb", {"workload": "ysb", "queries": 2, "rate": 21_000}, {"tm": 1},
                                      cap.Path("/r"), result, cap.SearchSettings(), THRESHOLDS)
     assert document["kind"] == "klinkctl-capacity" and document["rate"] == 20_000 and document["total_rate"] == 40_000
