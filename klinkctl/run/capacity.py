@@ -34,6 +34,7 @@ PROBE_WARMUP = "5s"
 METRICS_RESOLUTION_S = 1.0
 
 SUSTAINABLE, FLINK, GENERATOR, ABORTED = "sustainable", "flink", "generator", "aborted"
+UNSTEADY = "unsteady"  # failed while latency fell steeply: the job was still catching up from its start
 NOT_REACHED = "not reached (limit)"
 
 
@@ -138,6 +139,15 @@ def _cumulative_reads(sources: pd.DataFrame) -> pd.Series:
     return table.ffill().fillna(0.0).sum(axis=1)
 
 
+def falling(trend: Criterion, thresholds: Thresholds) -> bool:
+    """Latency fell significantly, by more than max_growth_fraction of its mean over the span: a job that
+    cannot keep up does not shrink its backlog, so the run had not reached steady state (typically the first
+    job on a fresh TaskManager, whose JIT warms up for seconds into the measured span)."""
+    values = trend.values
+    return "slope_ci_ms_per_s" in values and values["slope_ci_ms_per_s"][1] < 0 \
+        and values["growth_fraction"] < -thresholds.max_growth_fraction
+
+
 def source_read(rate: ReadRate | None, thresholds: Thresholds) -> Criterion:
     """(b) Flink's sources read at least min_read_fraction of the events offered, give or take the resolution
     of Flink's counters: they are up to one fetch interval stale at either end of the span, so a shortfall of
@@ -184,6 +194,9 @@ def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_p
     failed = [c.why for c in criteria.values() if not c.passed]
     if not failed:
         return Assessment(SUSTAINABLE, "; ".join(c.why for c in criteria.values()), criteria)
+    if falling(criteria["latency_trend"], thresholds):
+        return Assessment(UNSTEADY, f"{criteria['latency_trend'].why}: latency fell, the job was still catching "
+                                    "up from its start (not steady state); " + "; ".join(failed), criteria)
     if not criteria["generator"].passed and criteria["source_read"].passed and criteria["latency_trend"].passed:
         return Assessment(GENERATOR, criteria["generator"].why + "; " + criteria["source_read"].why, criteria)
     return Assessment(FLINK, "; ".join(failed), criteria)
@@ -240,7 +253,8 @@ ProbeFunction = Callable[[int], Probe]
 def search(probe: ProbeFunction, settings: SearchSettings,
            on_probe: Callable[[Probe], None] = lambda _: None) -> SearchResult:
     """Exponential ramp from the start rate until the first unsustainable probe (or, if the first fails,
-    down until one passes), then bisection (geometric) until the bracket is within the precision."""
+    down until one passes), then bisection (geometric) until the bracket is within the precision. An unsteady
+    probe is repeated once at the same rate; unsteady again, it counts as unsustainable."""
     probes: list[Probe] = []
     passed = failed = None  # highest sustainable rate, lowest rate where Flink could not keep up
     rate: int | None = settings.start_rate
@@ -249,6 +263,8 @@ def search(probe: ProbeFunction, settings: SearchSettings,
         probes.append(result)
         on_probe(result)
         verdict = result.assessment.verdict
+        if verdict == UNSTEADY and sum(p.rate == rate for p in probes) == 1:
+            continue  # the same rate again, on a job past its start
         if verdict == ABORTED:
             return SearchResult(passed, ABORTED, False, f"probe at {rate} events/s per query failed: "
                                                         f"{result.assessment.why}", probes)

@@ -94,6 +94,15 @@ def test_a_generator_behind_while_flink_also_falls_behind_is_flinks_limit():
     assert verdict.verdict == cap.FLINK
 
 
+def test_a_failure_while_latency_falls_steeply_is_a_start_up_transient_not_a_verdict():
+    catching_up = np.linspace(10_000, 5_000, 14)  # the first job on a fresh TaskManager: read 55 % of the span
+    verdict = cap.assess(summary(behind=0.036), windows(catching_up), rates(read=22_000), 40_000)
+    assert verdict.verdict == cap.UNSTEADY and "not steady state" in verdict.why and "Flink read 55.0%" in verdict.why
+    assert cap.assess(summary(), windows(catching_up), rates(), 40_000).verdict == cap.SUSTAINABLE  # caught up
+    gentle = np.linspace(1_300, 1_200, 14)  # falling by less than 20 %: a failure is a failure
+    assert cap.assess(summary(), windows(gentle), rates(read=20_000), 40_000).verdict == cap.FLINK
+
+
 def test_a_failed_run_aborts_with_its_reason():
     verdict = cap.assess(summary(status="failed"), windows([]), None, 40_000)
     assert verdict.verdict == cap.ABORTED and "job x ended as FAILED" in verdict.why
@@ -137,13 +146,16 @@ def test_read_rate_without_flink_samples_is_none():
 # ---------------------------------------------------------------- the search, with a fake probe
 
 
-def machine(capacity: float, generator_limit: float = math.inf, fail_at: int | None = None):
+def machine(capacity: float, generator_limit: float = math.inf, fail_at: int | None = None,
+            unsteady: int = 0):
     """A fake stack: sustainable up to `capacity` events/s per query; the generator cannot send more than
-    `generator_limit`; the probe at rate `fail_at` fails as a run."""
+    `generator_limit`; the probe at rate `fail_at` fails as a run; the first `unsteady` probes are unsteady."""
     rates: list[int] = []
 
     def probe(rate: int) -> cap.Probe:
         rates.append(rate)
+        if len(rates) <= unsteady:
+            return cap.Probe(rate, cap.Assessment(cap.UNSTEADY, "latency fell"))
         if rate == fail_at:
             return cap.Probe(rate, cap.Assessment(cap.ABORTED, "run failed: job ended as FAILED"))
         if rate > generator_limit:
@@ -212,6 +224,20 @@ def test_a_failed_run_ends_the_search_with_a_clear_message():
     result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
     assert rates == [10_000, 20_000] and result.bottleneck == cap.ABORTED
     assert "probe at 20000 events/s per query failed: run failed" in result.stopped
+
+
+def test_an_unsteady_probe_is_repeated_once_at_the_same_rate():
+    probe, rates = machine(25_000, unsteady=1)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates[:3] == [10_000, 10_000, 20_000] and result.converged
+    assert [p.assessment.verdict for p in result.probes[:2]] == [cap.UNSTEADY, cap.SUSTAINABLE]
+
+
+def test_unsteady_twice_at_a_rate_counts_as_unsustainable():
+    probe, rates = machine(25_000, unsteady=2)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates[:3] == [10_000, 10_000, 5_000]
+    assert 5_000 <= result.rate < 10_000 and result.converged
 
 
 def test_nothing_sustainable_down_to_one_event_per_second():
