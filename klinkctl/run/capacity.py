@@ -271,7 +271,7 @@ def search(probe: ProbeFunction, settings: SearchSettings,
         if verdict == GENERATOR:
             return SearchResult(passed, GENERATOR, False, f"at {rate} events/s per query the generator, not "
                                 "Flink, is the bottleneck: it missed its schedule while Flink read everything "
-                                "offered", probes)
+                                "offered (if its late events are the machine's noise, relax --max-behind)", probes)
         if verdict == SUSTAINABLE:
             passed = max(passed or 0, rate)
         else:
