@@ -15,6 +15,7 @@ from klinkctl.paths import resolve_state_dir
 from klinkctl.netem import control as netem_control
 from klinkctl.netem.cli import container_finder, netem
 from klinkctl.results.compare_cli import compare
+from klinkctl.run.capacity_cli import capacity_command
 from klinkctl.run.sweep_cli import sweep
 from klinkctl.results.report_cli import report
 from klinkctl.stack import backends
@@ -236,6 +237,10 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--generator-cpus", type=str, help="Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
 @click.option("--pack-bytes", type=str, help="Generator: the events a query gets in one send burst travel in one "
               "Kafka record of at most this many bytes (no event waits); 0 = one record per event. [65536]")
+@click.option("--load", type=str, help="Run at this fraction of --capacity's rate instead of --rate (e.g. 0.9): "
+              "rate = round(F x its events/s per query).")
+@click.option("--capacity", type=str, help="A capacity.json of `klinkctl capacity` for the same workload and "
+              "load settings (the policy and its parameters may differ); needs --load.")
 def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
     """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench
@@ -306,6 +311,7 @@ def _print_summary(summary: dict) -> None:
     click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))
 
 
+main.add_command(capacity_command(bench))
 main.add_command(compare)
 main.add_command(netem)
 main.add_command(report)

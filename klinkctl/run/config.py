@@ -12,6 +12,7 @@ import yaml
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
+from klinkctl.run.load import apply_load, check_load
 from klinkctl.units import duration_ms
 
 WORKLOADS = ("ysb", "nyt", "lrb", "kmeans")
@@ -70,6 +71,9 @@ class BenchConfig:
     substream_ms: int = 600  # f: sub-stream length, a divisor of the window
     substream_history: int = 50  # m: sub-streams the sampler's estimates look back over
     accuracy: bool = False  # error.csv against exact results (always on with a sampler)
+    # --load F --capacity FILE: rate = round(F x the rate of a capacity.json; klinkctl.run.load)
+    load: float | None = None
+    capacity: str = ""
 
     def validate(self) -> BenchConfig:
         if self.workload not in WORKLOADS:
@@ -99,6 +103,8 @@ class BenchConfig:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_sampler()
         self._validate_lrb()
+        if self.load is not None or self.capacity:
+            check_load(self.to_dict())
         return self
 
     @property
@@ -240,7 +246,7 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
 
 _INT_FIELDS = {"pack_bytes", "queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history",
                "k", "kmeans_iterations"}
-_FLOAT_FIELDS = {"confidence", "memory_bound", "error", "accidents"}
+_FLOAT_FIELDS = {"confidence", "memory_bound", "error", "accidents", "load"}
 _BOOL_FIELDS = {"strict_slack", "accuracy", "stressed"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
@@ -316,6 +322,7 @@ def resolve(config_file: Path | None, overrides: dict) -> BenchConfig:
     values = load_yaml(config_file) if config_file else {}
     given = {k: v for k, v in overrides.items() if v is not None}
     values.update(_normalise(given, "the command line"))
+    values = apply_load(values)
     values = {**WORKLOAD_DEFAULTS.get(str(values.get("workload", BenchConfig.workload)), {}), **values}
     try:
         return BenchConfig(**values).validate()

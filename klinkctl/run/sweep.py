@@ -27,6 +27,7 @@ import yaml
 from klinkctl.errors import KlinkError
 from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, signals_as_interrupt
 from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, _integer, _normalise
+from klinkctl.run.load import apply_load
 from klinkctl.stack.spec import StackSpec
 
 SWEEP_FILE = "sweep.yaml"
@@ -149,7 +150,8 @@ def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spe
     try:
         workload = str(point.get("workload", spec.workload))  # a grid axis wins over the top level
         defaults = WORKLOAD_DEFAULTS.get(workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
-        config = BenchConfig(**{**defaults, **fixed, **point, "workload": workload, "seed": seed}).validate()
+        settings = apply_load({**defaults, **fixed, **point, "workload": workload, "seed": seed})  # load -> rate
+        config = BenchConfig(**settings).validate()
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
     except TypeError as error:

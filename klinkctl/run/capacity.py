@@ -1,0 +1,400 @@
+"""Maximum sustainable rate of a bench configuration on the running stack (`klinkctl capacity`).
+
+Sustainable, after Karimov et al., ICDE'18 ("Benchmarking distributed stream data processing systems"): over
+a probe run, (a) the SWM latency does not trend upward, (b) Flink's sources read what the generator offered,
+(c) the generator kept its schedule. The thresholds are ``Thresholds``; docs/capacity.md explains them.
+
+Three layers, the first two pure (no stack, no files): ``assess`` judges one probe from its summary and its
+windows; ``search`` finds the capacity from any probe callback (exponential ramp, then bisection);
+``bench_probe`` probes with real bench runs and ``write_capacity`` stores the result. Runs at a fraction of a
+capacity (``--load``): klinkctl.run.load.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from klinkctl.errors import KlinkError
+from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
+
+#: Probe length when the command line gives none: long enough for a handful of windows per query after the
+#: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
+PROBE_DURATION = "20s"
+PROBE_WARMUP = "5s"
+#: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
+METRICS_RESOLUTION_S = 1.0
+
+SUSTAINABLE, FLINK, GENERATOR, ABORTED = "sustainable", "flink", "generator", "aborted"
+UNSTEADY = "unsteady"  # failed while latency fell steeply: the job was still catching up from its start
+NOT_REACHED = "not reached (limit)"
+
+
+# ---------------------------------------------------------------- one probe: sustainable or not (pure)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a probe is sustainable. Defaults: docs/capacity.md."""
+
+    min_read_fraction: float = 0.99  # (b) Flink's sources read at least this share of what was offered
+    max_behind_fraction: float = 0.01  # (c) at most this share of events sent > 10 ms late (DESIGN.md §4)
+    min_achieved_fraction: float = 0.99  # (c) the generator offered at least this share of the target rate
+    max_growth_fraction: float = 0.20  # (a) latency may not grow by more than this share of its mean over the span...
+    confidence: float = 0.95  # (a) ...with the Theil-Sen slope's CI at this level entirely above 0
+    min_trend_windows: int = 4  # (a) fewer measured windows: no trend can be decided (the criterion passes)
+
+
+@dataclass(frozen=True)
+class Criterion:
+    passed: bool
+    why: str
+    values: dict
+
+
+@dataclass(frozen=True)
+class Assessment:
+    verdict: str  # SUSTAINABLE, FLINK (Flink is the bottleneck), GENERATOR (the generator is), ABORTED
+    why: str
+    criteria: dict[str, Criterion] = field(default_factory=dict)
+
+
+def latency_trend(window_end_ms: np.ndarray, latency_ms: np.ndarray, thresholds: Thresholds) -> Criterion:
+    """(a) Theil-Sen slope of SWM latency over window end time: a trend is a slope whose CI lies above 0 and
+    that grows the latency by more than max_growth_fraction of its mean over the measured span."""
+    n = len(latency_ms)
+    if n < thresholds.min_trend_windows:
+        return Criterion(True, f"only {n} measured windows, fewer than {thresholds.min_trend_windows}: no trend "
+                               "can be decided", {"windows": n})
+    seconds = (np.asarray(window_end_ms, float) - np.min(window_end_ms)) / 1000
+    latency = np.asarray(latency_ms, float)
+    if np.ptp(seconds) == 0:
+        return Criterion(True, f"all {n} windows end at the same time: no trend can be decided", {"windows": n})
+    slope, _, low, high = stats.theilslopes(latency, seconds, alpha=thresholds.confidence)
+    mean, span_s = float(latency.mean()), float(np.ptp(seconds))
+    growth = slope * span_s / mean if mean > 0 else 0.0
+    values = {"windows": n, "slope_ms_per_s": float(slope), "slope_ci_ms_per_s": [float(low), float(high)],
+              "span_s": span_s, "mean_ms": mean, "growth_fraction": float(growth)}
+    described = (f"latency slope {slope:+.1f} ms/s (CI {low:+.1f}..{high:+.1f}), {growth:+.0%} of the mean "
+                 f"{mean:.0f} ms over {span_s:.0f} s")
+    if low > 0 and growth > thresholds.max_growth_fraction:
+        return Criterion(False, f"{described}: latency trends upward (limit {thresholds.max_growth_fraction:.0%})",
+                         values)
+    return Criterion(True, described, values)
+
+
+@dataclass(frozen=True)
+class ReadRate:
+    """Events/s over the measured span: what the generator sent and what Flink's sources read, each the slope
+    of a least-squares line through the cumulative count (SciPy linregress)."""
+
+    offered_per_s: float
+    read_per_s: float
+    span_s: float  # of Flink's samples in the fit
+    metrics_lag_ms: int  # Flink's counters trail the events by this much (REST fetch + start); the span is shifted
+
+
+def read_rate(throughput: pd.DataFrame, sent: pd.DataFrame, generation_start_ms: int, warmup_ms: int,
+              duration_ms: int) -> ReadRate | None:
+    """Rates of the measured span [warm-up end, generation end]. Flink's source counters reach the REST API
+    with a lag of one fetch interval or more (3-4 s on a busy machine), so a per-second mean over the span
+    misses up to a second's events at each end: the cumulative count is fitted instead, over the span shifted
+    by the lag (the time from the generation's start to the first events read)."""
+    sources = throughput[throughput["job_vertex"].str.contains("/source", regex=False)] if not throughput.empty \
+        else throughput
+    if sources.empty or sent.empty:
+        return None
+    reading = sources[sources["records_in_per_s"] > 0]
+    if reading.empty:
+        return None
+    lag_ms = max(0, int(reading["time"].min()) - generation_start_ms)
+    read = _cumulative_reads(sources)
+    start, end = generation_start_ms + warmup_ms + lag_ms, generation_start_ms + duration_ms + lag_ms
+    read = read[(read.index >= start) & (read.index <= end)]
+    seconds = sent[(sent["second"] >= warmup_ms // 1000) & (sent["second"] < duration_ms // 1000)]
+    if len(read) < 4 or len(seconds) < 2:
+        return None
+    seconds_read = read.index.to_numpy() / 1000
+    fit = stats.linregress(seconds_read, read.to_numpy())
+    offered = stats.linregress(seconds["second"], seconds["sent"].cumsum()).slope
+    return ReadRate(float(offered), float(fit.slope), float(np.ptp(seconds_read)), lag_ms)
+
+
+def _cumulative_reads(sources: pd.DataFrame) -> pd.Series:
+    """Events read by all sources together up to each sample time, from each source's rate x the time since its
+    previous sample (throughput.csv keeps rates; the first sample of each source is the zero point)."""
+    frame = sources.sort_values("time")
+    gap_s = frame.groupby("job_vertex")["time"].diff() / 1000
+    counts = (frame["records_in_per_s"] * gap_s).fillna(0.0)
+    per_source = frame.assign(events=counts.groupby(frame["job_vertex"]).cumsum())
+    table = per_source.pivot_table(index="time", columns="job_vertex", values="events", aggfunc="last")
+    return table.ffill().fillna(0.0).sum(axis=1)
+
+
+def falling(trend: Criterion, thresholds: Thresholds) -> bool:
+    """Latency fell significantly, by more than max_growth_fraction of its mean over the span: a job that
+    cannot keep up does not shrink its backlog, so the run had not reached steady state (typically the first
+    job on a fresh TaskManager, whose JIT warms up for seconds into the measured span)."""
+    values = trend.values
+    return "slope_ci_ms_per_s" in values and values["slope_ci_ms_per_s"][1] < 0 \
+        and values["growth_fraction"] < -thresholds.max_growth_fraction
+
+
+def source_read(rate: ReadRate | None, thresholds: Thresholds) -> Criterion:
+    """(b) Flink's sources read at least min_read_fraction of the events offered, give or take the resolution
+    of Flink's counters: they are up to one fetch interval stale at either end of the span, so a shortfall of
+    METRICS_RESOLUTION_S worth of events over the span is within measurement error."""
+    if rate is None or rate.offered_per_s <= 0 or rate.span_s <= 0:
+        return Criterion(False, "no throughput measured (generator or Flink sources)", {})
+    fraction, resolution = rate.read_per_s / rate.offered_per_s, METRICS_RESOLUTION_S / rate.span_s
+    values = {**asdict(rate), "read_fraction": fraction, "resolution": resolution}
+    described = (f"Flink read {fraction:.1%} (± {resolution:.1%}) of the {rate.offered_per_s:.0f} events/s "
+                 "offered")
+    if fraction + resolution < thresholds.min_read_fraction:
+        return Criterion(False, f"{described} (needs {thresholds.min_read_fraction:.0%})", values)
+    return Criterion(True, described, values)
+
+
+def generator_schedule(target_per_s: float, achieved_per_s: float | None, behind_fraction: float | None,
+                       thresholds: Thresholds) -> Criterion:
+    """(c) The generator sent at the target rate, and on time."""
+    achieved = (achieved_per_s or 0.0) / target_per_s
+    behind = behind_fraction if behind_fraction is not None else 1.0
+    values = {"target_per_s": target_per_s, "achieved_per_s": achieved_per_s, "achieved_fraction": achieved,
+              "behind_fraction": behind_fraction}
+    described = f"generator sent {achieved:.1%} of {target_per_s:.0f} events/s, {behind:.2%} of events late"
+    if achieved < thresholds.min_achieved_fraction or behind > thresholds.max_behind_fraction:
+        return Criterion(False, f"{described} (needs {thresholds.min_achieved_fraction:.0%} and at most "
+                                f"{thresholds.max_behind_fraction:.0%} late)", values)
+    return Criterion(True, described, values)
+
+
+def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_per_s: float,
+           thresholds: Thresholds = Thresholds()) -> Assessment:
+    """A probe's verdict from its summary.json, its measured windows (window_end, swm_latency_ms) and rates.
+    The generator is the bottleneck only when it missed its schedule while Flink read everything offered."""
+    if summary.get("status") != "completed":
+        return Assessment(ABORTED, f"run {summary.get('status')}: {summary.get('reason') or 'no reason given'}")
+    throughput, gen = summary.get("throughput") or {}, summary.get("generator") or {}
+    criteria = {
+        "latency_trend": latency_trend(windows["window_end"].to_numpy(), windows["swm_latency_ms"].to_numpy(),
+                                       thresholds),
+        "source_read": source_read(rate, thresholds),
+        "generator": generator_schedule(target_per_s, throughput.get("generator_events_per_s"),
+                                        gen.get("behind_fraction"), thresholds),
+    }
+    failed = [c.why for c in criteria.values() if not c.passed]
+    if not failed:
+        return Assessment(SUSTAINABLE, "; ".join(c.why for c in criteria.values()), criteria)
+    if falling(criteria["latency_trend"], thresholds):
+        return Assessment(UNSTEADY, f"{criteria['latency_trend'].why}: latency fell, the job was still catching "
+                                    "up from its start (not steady state); " + "; ".join(failed), criteria)
+    if not criteria["generator"].passed and criteria["source_read"].passed and criteria["latency_trend"].passed:
+        return Assessment(GENERATOR, criteria["generator"].why + "; " + criteria["source_read"].why, criteria)
+    return Assessment(FLINK, "; ".join(failed), criteria)
+
+
+# ---------------------------------------------------------------- the search (pure: a function of a probe callback)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    start_rate: int = 10_000  # events/s per query of the first probe
+    factor: float = 2.0  # the ramp multiplies (or, while every probe fails, divides) the rate by this
+    precision: float = 0.05  # stop once the lowest failing rate is within this fraction above the highest passing
+    max_probes: int = 8
+    max_rate: int | None = None  # never probe above this (e.g. a generator limit known in advance)
+
+    def validate(self) -> SearchSettings:
+        if self.start_rate < 1:
+            raise KlinkError(f"--start-rate must be at least 1 event/s per query, got {self.start_rate}")
+        if self.factor <= 1:
+            raise KlinkError(f"--factor must be greater than 1, got {self.factor}")
+        if not 0 < self.precision < 1:
+            raise KlinkError(f"--precision must be between 0 and 1 (exclusive), e.g. 0.05, got {self.precision}")
+        if self.max_probes < 1:
+            raise KlinkError(f"--max-probes must be at least 1, got {self.max_probes}")
+        if self.max_rate is not None and self.max_rate < self.start_rate:
+            raise KlinkError(f"--max-rate ({self.max_rate}) must not be below --start-rate ({self.start_rate})")
+        return self
+
+
+@dataclass(frozen=True)
+class Probe:
+    rate: int
+    assessment: Assessment
+    run_dir: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.assessment.verdict == SUSTAINABLE
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    rate: int | None  # the highest sustainable rate probed (events/s per query); None if no probe passed
+    bottleneck: str  # FLINK, GENERATOR or NOT_REACHED; ABORTED if a probe's run failed
+    converged: bool  # a sustainable and an unsustainable rate within the precision of each other
+    stopped: str  # why the search ended, one sentence
+    probes: list[Probe]
+
+
+ProbeFunction = Callable[[int], Probe]
+
+
+def search(probe: ProbeFunction, settings: SearchSettings,
+           on_probe: Callable[[Probe], None] = lambda _: None) -> SearchResult:
+    """Exponential ramp from the start rate until the first unsustainable probe (or, if the first fails,
+    down until one passes), then bisection (geometric) until the bracket is within the precision. An unsteady
+    probe is repeated once at the same rate; unsteady again, it counts as unsustainable."""
+    probes: list[Probe] = []
+    passed = failed = None  # highest sustainable rate, lowest rate where Flink could not keep up
+    rate: int | None = settings.start_rate
+    while rate is not None and len(probes) < settings.max_probes:
+        result = probe(rate)
+        probes.append(result)
+        on_probe(result)
+        verdict = result.assessment.verdict
+        if verdict == UNSTEADY and sum(p.rate == rate for p in probes) == 1:
+            continue  # the same rate again, on a job past its start
+        if verdict == ABORTED:
+            return SearchResult(passed, ABORTED, False, f"probe at {rate} events/s per query failed: "
+                                                        f"{result.assessment.why}", probes)
+        if verdict == GENERATOR:
+            return SearchResult(passed, GENERATOR, False, f"at {rate} events/s per query the generator, not "
+                                "Flink, is the bottleneck: it missed its schedule while Flink read everything "
+                                "offered (if its late events are the machine's noise, relax --max-behind)", probes)
+        if verdict == SUSTAINABLE:
+            passed = max(passed or 0, rate)
+        else:
+            failed = min(failed or rate, rate)
+        if passed and failed and failed <= passed * (1 + settings.precision):
+            return SearchResult(passed, FLINK, True, f"{passed} passed and {failed} failed: within "
+                                f"{settings.precision:.0%}", probes)
+        rate = next_rate(passed, failed, settings)
+    return SearchResult(passed, FLINK if passed and failed else NOT_REACHED, False, _limit_reason(
+        rate, passed, failed, settings), probes)
+
+
+def next_rate(passed: int | None, failed: int | None, settings: SearchSettings) -> int | None:
+    """The rate of the next probe; None when the search cannot go on (the maximum rate passed, or 1 event/s
+    failed)."""
+    if failed is None:
+        ceiling = settings.max_rate or math.inf
+        return None if passed >= ceiling else int(min(ceiling, round(passed * settings.factor)))
+    if passed is None:
+        return None if failed <= 1 else max(1, int(round(failed / settings.factor)))
+    middle = int(round(math.sqrt(passed * failed)))
+    return middle if passed < middle < failed else None
+
+
+def _limit_reason(rate: int | None, passed: int | None, failed: int | None, settings: SearchSettings) -> str:
+    if rate is not None:
+        return f"stopped after --max-probes {settings.max_probes} probes, before the rate was within " \
+               f"{settings.precision:.0%}"
+    if failed is None:
+        return f"every probe up to --max-rate {settings.max_rate} was sustainable"
+    if passed is None:
+        return "no rate down to 1 event/s per query was sustainable"
+    return f"{passed} passed and {failed} failed: no whole rate lies between them"
+
+
+# ---------------------------------------------------------------- capacity.json
+
+
+def capacity_document(workload: str, config: dict, stack: dict, directory: Path, result: SearchResult,
+                      settings: SearchSettings, thresholds: Thresholds) -> dict:
+    """capacity.json: the rate, what it applies to, and every probe with its criteria (docs/capacity.md)."""
+    queries = int(config["queries"])
+    return {
+        "kind": CAPACITY_KIND,
+        "version": FORMAT_VERSION,
+        "workload": workload,
+        "rate": result.rate,
+        "total_rate": result.rate * queries if result.rate is not None else None,
+        "bottleneck": result.bottleneck,
+        "converged": result.converged,
+        "stopped": result.stopped,
+        "config": {**config, "rate": result.rate},
+        "stack": stack,
+        "directory": str(directory),
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "search": asdict(settings),
+        "thresholds": asdict(thresholds),
+        "probes": [_probe_entry(probe, queries) for probe in result.probes],
+    }
+
+
+def _probe_entry(probe: Probe, queries: int) -> dict:
+    return {"rate": probe.rate, "total_rate": probe.rate * queries, "run_dir": probe.run_dir,
+            "passed": probe.passed, "verdict": probe.assessment.verdict, "why": probe.assessment.why,
+            "criteria": {name: {"passed": c.passed, "why": c.why, **c.values}
+                         for name, c in probe.assessment.criteria.items()}}
+
+
+def write_capacity(path: Path, document: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, default=str) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------- probing with real bench runs
+
+
+def probe_config(config, rate: int):
+    """The bench config of the probe at this rate (load and capacity cleared: the probe runs at a given rate)."""
+    return replace(config, rate=rate, load=None, capacity="").validate()
+
+
+def measured_rates(run_dir: Path, summary: dict, config) -> ReadRate | None:
+    """read_rate of a run directory (throughput.csv, generator.csv)."""
+    from klinkctl.results.tables import read_table
+
+    if not summary.get("warmup_until_ms"):
+        return None
+    return read_rate(read_table(run_dir / "throughput.csv"), read_table(run_dir / "generator.csv"),
+                     summary["warmup_until_ms"] - config.warmup_ms, config.warmup_ms, config.duration_ms)
+
+
+def measured_windows(run_dir: Path, summary: dict, config) -> pd.DataFrame:
+    """latency.csv's windows after the warm-up that end before the generation's end."""
+    from klinkctl.results.tables import measured_rows, read_table
+
+    latency = read_table(run_dir / "latency.csv")
+    if latency.empty:
+        return pd.DataFrame({"window_end": [], "swm_latency_ms": []})
+    warmup_until = summary.get("warmup_until_ms")
+    end = warmup_until - config.warmup_ms + config.duration_ms if warmup_until else None
+    return measured_rows(latency, end)[["window_end", "swm_latency_ms"]].dropna()
+
+
+def bench_probe(config, run: Callable, thresholds: Thresholds) -> ProbeFunction:
+    """A probe callback that runs one bench run at the rate (run(config) -> RunOutcome) and assesses it."""
+
+    def probe(rate: int) -> Probe:
+        probe_settings = probe_config(config, rate)
+        outcome = run(probe_settings)
+        windows = measured_windows(outcome.run_dir, outcome.summary, probe_settings)
+        rates = measured_rates(outcome.run_dir, outcome.summary, probe_settings)
+        verdict = assess(outcome.summary, windows, rates, rate * probe_settings.queries, thresholds)
+        return Probe(rate, verdict, str(outcome.run_dir))
+
+    return probe
+
+
+def new_capacity_dir(results_root: Path, workload: str) -> Path:
+    stem = results_root / f"capacity-{workload}-{time.strftime('%Y%m%d-%H%M%S')}"
+    directory, suffix = stem, 1
+    while directory.exists():
+        suffix += 1
+        directory = stem.with_name(f"{stem.name}-{suffix}")
+    directory.mkdir(parents=True)
+    return directory

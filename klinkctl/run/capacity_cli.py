@@ -1,0 +1,128 @@
+"""`klinkctl capacity`: the Click command; cli.py registers it with ``main.add_command(capacity_command(bench))``
+so that it takes every bench option (declared once, on bench) but the rate, which it searches for.
+
+The library (klinkctl.run.capacity: SciPy, pandas) is imported inside the command, so that the CLI starts fast.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from klinkctl.errors import KlinkError
+
+if TYPE_CHECKING:
+    from klinkctl.run.capacity import Probe, SearchResult
+
+#: bench's parameters the capacity search sets itself.
+SEARCHED = ("rate", "load", "capacity")
+
+HELP = """Find the maximum sustainable rate (events/s per query) of a WORKLOAD configuration on the running
+stack: short bench runs (probes) at an exponentially growing rate until one is not sustainable, then
+bisection. Sustainable (Karimov et al., ICDE'18): SWM latency does not trend upward, Flink's sources read
+>= 99 % of what the generator offered, the generator kept its schedule. Every probe is kept in
+results/capacity-<workload>-<time>/; capacity.json says the rate, the bottleneck (flink, generator, or
+not reached) and why each probe passed or failed. Takes every bench option but --rate; --duration and
+--warmup default to 20s and 4s per probe. See docs/capacity.md."""
+
+
+def capacity_command(bench: click.Command) -> click.Command:
+    shared = [param for param in bench.params if param.name not in SEARCHED]
+    own = [
+        click.Option(["--start-rate"], type=int, default=10_000, show_default=True,
+                     help="Events/s per query of the first probe."),
+        click.Option(["--factor"], type=float, default=2.0, show_default=True,
+                     help="The ramp multiplies the rate by this after each sustainable probe (divides while "
+                          "every probe fails)."),
+        click.Option(["--precision"], type=float, default=0.05, show_default=True,
+                     help="Stop once the lowest unsustainable rate is within this fraction of the highest "
+                          "sustainable one."),
+        click.Option(["--max-probes"], type=int, default=8, show_default=True, help="Probes at most."),
+        click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
+        click.Option(["--max-behind"], type=float, default=0.01, show_default=True,
+                     help="Share of events the generator may send more than 10 ms late and still keep its "
+                          "schedule (criterion c)."),
+        click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
+                     help="Where capacity.json is written. [inside the capacity directory]"),
+    ]
+    return click.Command("capacity", callback=capacity, params=[*shared, *own], help=HELP,
+                         short_help="Maximum sustainable rate of a configuration (capacity.json).")
+
+
+def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
+             factor: float, precision: float, max_probes: int, max_rate: int | None, max_behind: float,
+             out: Path | None, **options) -> None:
+    from klinkctl.cli import _ensure_stack, console
+    from klinkctl.run import capacity as cap
+    from klinkctl.run.bench import run_bench
+    from klinkctl.run.config import resolve
+    from klinkctl.run.sweep_cli import format_duration
+
+    settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
+    if not 0 <= max_behind < 1:
+        raise KlinkError(f"--max-behind must be a fraction of events, 0 <= F < 1, got {max_behind}")
+    thresholds = cap.Thresholds(max_behind_fraction=max_behind)
+    options["duration"] = options["duration"] or cap.PROBE_DURATION
+    options["warmup"] = options["warmup"] or cap.PROBE_WARMUP
+    config = resolve(config_file, {"workload": workload, **options})
+    if config.load is not None:
+        raise KlinkError(f"{config_file}: load/capacity set the rate, which `klinkctl capacity` searches for; "
+                         "remove them")
+    config = cap.probe_config(config, settings.start_rate)  # every value checked before anything starts
+    if out is not None and out.is_dir():
+        raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
+    spec, processes = _ensure_stack(state_dir)
+    directory = cap.new_capacity_dir(results_dir, workload)
+    started = time.monotonic()
+    with Progress(SpinnerColumn(), MofNCompleteColumn(), BarColumn(bar_width=24), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task(f"probe 1 at {settings.start_rate} events/s per query", total=settings.max_probes)
+        probes: list[Probe] = []
+
+        def run(probe_settings):
+            bar.console.print(f"[probe {len(probes) + 1}/{settings.max_probes} at most] {probe_settings.rate} "
+                              f"events/s per query", markup=False, highlight=False, soft_wrap=True)
+            return run_bench(spec, probe_settings, directory, processes, progress=lambda line: bar.update(
+                task, description=f"{probe_settings.rate}/s: {line}"))
+
+        def finished(probe: Probe) -> None:
+            probes.append(probe)
+            bar.advance(task)
+            bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
+                              markup=False, highlight=False, soft_wrap=True)
+
+        result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
+    document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
+                                     thresholds)
+    path = cap.write_capacity(out or directory / "capacity.json", document)
+    _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
+    click.echo(f"capacity.json: {path}")
+    if result.bottleneck == cap.ABORTED:
+        raise KlinkError(f"capacity search ended: {result.stopped}")
+
+
+def _print_result(result: SearchResult, queries: int, took: str) -> None:
+    from klinkctl.cli import out
+
+    table = Table("#", "rate/query", "total/s", "verdict", "read", "sent", "late", "latency growth",
+                  title=f"capacity probes ({took})")
+    for number, probe in enumerate(result.probes, start=1):
+        criteria = probe.assessment.criteria
+        values = {name: c.values for name, c in criteria.items()}
+        table.add_row(str(number), str(probe.rate), str(probe.rate * queries), probe.assessment.verdict,
+                      _percent(values.get("source_read", {}).get("read_fraction")),
+                      _percent(values.get("generator", {}).get("achieved_fraction")),
+                      _percent(values.get("generator", {}).get("behind_fraction"), 2),
+                      _percent(values.get("latency_trend", {}).get("growth_fraction")))
+    out.print(table)
+    rate = f"{result.rate} events/s per query ({result.rate * queries} in total)" if result.rate else "none found"
+    click.echo(f"capacity: {rate}; bottleneck: {result.bottleneck}; {result.stopped}")
+
+
+def _percent(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}%}"

@@ -1,0 +1,280 @@
+"""`klinkctl capacity`: the sustainability decision of one probe, and the search as a pure function of a fake
+probe callback (no stack). The real search runs in tests/integration/test_capacity.py."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from klinkctl.errors import KlinkError
+from klinkctl.run import capacity as cap
+
+THRESHOLDS = cap.Thresholds()
+
+
+def windows(latency_ms, every_ms: int = 1000) -> pd.DataFrame:
+    return pd.DataFrame({"window_end": 1_000_000 + every_ms * np.arange(len(latency_ms)),
+                         "swm_latency_ms": latency_ms})
+
+
+def summary(offered=40_000.0, behind=0.0, status="completed") -> dict:
+    return {"status": status, "reason": "" if status == "completed" else "job x ended as FAILED",
+            "throughput": {"generator_events_per_s": offered}, "generator": {"behind_fraction": behind}}
+
+
+def rates(offered=40_000.0, read=40_000.0, span_s=15.0) -> cap.ReadRate:
+    return cap.ReadRate(offered, read, span_s, 900)
+
+
+FLAT = 1200 + 40 * np.random.default_rng(1).standard_normal(16)  # noisy, no trend
+GROWING = np.linspace(1200, 4000, 16)  # overload: the backlog grows
+
+
+# ---------------------------------------------------------------- one probe
+
+
+def test_flat_latency_full_read_and_a_kept_schedule_are_sustainable():
+    verdict = cap.assess(summary(), windows(FLAT), rates(), 40_000)
+    assert verdict.verdict == cap.SUSTAINABLE
+    assert all(c.passed for c in verdict.criteria.values())
+    assert set(verdict.criteria) == {"latency_trend", "source_read", "generator"}
+
+
+def test_latency_growing_over_the_run_is_not_sustainable_even_if_flink_read_everything():
+    verdict = cap.assess(summary(), windows(GROWING), rates(), 40_000)
+    assert verdict.verdict == cap.FLINK
+    trend = verdict.criteria["latency_trend"]
+    assert not trend.passed and "trends upward" in trend.why
+    assert trend.values["slope_ci_ms_per_s"][0] > 0 and trend.values["growth_fraction"] > THRESHOLDS.max_growth_fraction
+
+
+def test_a_significant_but_small_rise_is_not_a_trend():
+    small = np.linspace(1200, 1300, 16)  # +8 % of the mean over the span: significant, below the 20 % limit
+    trend = cap.latency_trend(windows(small)["window_end"].to_numpy(), small, THRESHOLDS)
+    assert trend.passed and trend.values["slope_ci_ms_per_s"][0] > 0
+    assert trend.values["growth_fraction"] == pytest.approx(100 / 1250, rel=0.01)
+
+
+def test_a_large_but_noisy_rise_without_a_significant_slope_is_not_a_trend():
+    noisy = np.array([500, 4000, 400, 3900, 600, 4100, 450, 3000.0])
+    trend = cap.latency_trend(windows(noisy)["window_end"].to_numpy(), noisy, THRESHOLDS)
+    assert trend.passed and trend.values["slope_ci_ms_per_s"][0] <= 0
+
+
+def test_too_few_windows_decide_no_trend_and_say_so():
+    trend = cap.latency_trend(np.array([1, 2, 3]), np.array([100.0, 2000.0, 9000.0]), THRESHOLDS)
+    assert trend.passed and "only 3 measured windows" in trend.why
+
+
+def test_flink_reading_less_than_99_percent_of_what_was_offered_is_not_sustainable():
+    verdict = cap.assess(summary(), windows(FLAT), rates(read=36_000, span_s=20), 40_000)  # 90 % (± 5 %)
+    assert verdict.verdict == cap.FLINK and "Flink read 90.0% (± 5.0%)" in verdict.why
+    assert cap.assess(summary(), windows(FLAT), rates(read=39_700), 40_000).verdict == cap.SUSTAINABLE  # 99.25 %
+
+
+def test_a_shortfall_within_a_second_of_events_over_the_span_is_measurement_error():
+    within = cap.assess(summary(), windows(FLAT), rates(read=37_800, span_s=20), 40_000)  # 94.5 % + 5 % >= 99 %
+    assert within.verdict == cap.SUSTAINABLE
+    beyond = cap.assess(summary(), windows(FLAT), rates(read=37_400, span_s=20), 40_000)  # 93.5 % + 5 % < 99 %
+    assert beyond.verdict == cap.FLINK
+
+
+def test_a_generator_behind_schedule_while_flink_reads_everything_is_generator_bound():
+    late = cap.assess(summary(behind=0.05), windows(FLAT), rates(), 40_000)
+    assert late.verdict == cap.GENERATOR and "5.00% of events late" in late.why
+    short = cap.assess(summary(offered=36_000), windows(FLAT), rates(36_000, 36_000), 40_000)  # sent 90 % of the target
+    assert short.verdict == cap.GENERATOR
+
+
+def test_a_generator_behind_while_flink_also_falls_behind_is_flinks_limit():
+    verdict = cap.assess(summary(offered=38_000, behind=0.2), windows(GROWING), rates(38_000, 30_000), 40_000)
+    assert verdict.verdict == cap.FLINK
+
+
+def test_a_failure_while_latency_falls_steeply_is_a_start_up_transient_not_a_verdict():
+    catching_up = np.linspace(10_000, 5_000, 14)  # the first job on a fresh TaskManager: read 55 % of the span
+    verdict = cap.assess(summary(behind=0.036), windows(catching_up), rates(read=22_000), 40_000)
+    assert verdict.verdict == cap.UNSTEADY and "not steady state" in verdict.why and "Flink read 55.0%" in verdict.why
+    assert cap.assess(summary(), windows(catching_up), rates(), 40_000).verdict == cap.SUSTAINABLE  # caught up
+    gentle = np.linspace(1_300, 1_200, 14)  # falling by less than 20 %: a failure is a failure
+    assert cap.assess(summary(), windows(gentle), rates(read=20_000), 40_000).verdict == cap.FLINK
+
+
+def test_a_failed_run_aborts_with_its_reason():
+    verdict = cap.assess(summary(status="failed"), windows([]), None, 40_000)
+    assert verdict.verdict == cap.ABORTED and "job x ended as FAILED" in verdict.why
+
+
+def test_no_throughput_measured_is_not_sustainable():
+    verdict = cap.assess(summary(), windows(FLAT), None, 40_000)
+    assert verdict.verdict == cap.FLINK and "no throughput measured" in verdict.why
+
+
+def throughput_table(read_per_s: float, start_ms: int, lag_ms: int, seconds: int, queries: int = 2) -> pd.DataFrame:
+    """throughput.csv as the sampler writes it: every ~1.1 s, per source, the rate since its previous sample
+    (nothing before the counters move, lag_ms after the generation's start)."""
+    rows = []
+    for time in range(start_ms - 3000, start_ms + lag_ms + seconds * 1000, 1100):
+        rate = read_per_s / queries if time > start_ms + lag_ms else 0.0
+        rows += [{"time": time, "job_vertex": f"Source: q0{q}/source -> q0{q}/join", "records_in_per_s": rate}
+                 for q in range(queries)]
+    rows.append({"time": start_ms, "job_vertex": "q00/window -> q00/sink", "records_in_per_s": 5.0})
+    return pd.DataFrame(rows)
+
+
+def sent_table(per_s: int, seconds: int) -> pd.DataFrame:
+    return pd.DataFrame({"second": range(seconds), "sent": per_s})
+
+
+def test_read_rate_fits_the_cumulative_reads_over_the_span_shifted_by_the_counters_lag():
+    rate = cap.read_rate(throughput_table(9_000, 1_000_000, 2_500, 20), sent_table(10_000, 20), 1_000_000,
+                         5_000, 20_000)
+    assert rate.metrics_lag_ms == pytest.approx(2_500, abs=1_100)
+    assert rate.offered_per_s == pytest.approx(10_000) and rate.read_per_s == pytest.approx(9_000, rel=0.01)
+    assert 13 < rate.span_s <= 15
+
+
+def test_read_rate_without_flink_samples_is_none():
+    assert cap.read_rate(pd.DataFrame(), sent_table(10, 20), 0, 5_000, 20_000) is None
+    silent = throughput_table(0, 1_000_000, 0, 20)
+    assert cap.read_rate(silent, sent_table(10, 20), 1_000_000, 5_000, 20_000) is None
+
+
+# ---------------------------------------------------------------- the search, with a fake probe
+
+
+def machine(capacity: float, generator_limit: float = math.inf, fail_at: int | None = None,
+            unsteady: int = 0):
+    """A fake stack: sustainable up to `capacity` events/s per query; the generator cannot send more than
+    `generator_limit`; the probe at rate `fail_at` fails as a run; the first `unsteady` probes are unsteady."""
+    rates: list[int] = []
+
+    def probe(rate: int) -> cap.Probe:
+        rates.append(rate)
+        if len(rates) <= unsteady:
+            return cap.Probe(rate, cap.Assessment(cap.UNSTEADY, "latency fell"))
+        if rate == fail_at:
+            return cap.Probe(rate, cap.Assessment(cap.ABORTED, "run failed: job ended as FAILED"))
+        if rate > generator_limit:
+            return cap.Probe(rate, cap.Assessment(cap.GENERATOR, "generator late"))
+        verdict = cap.SUSTAINABLE if rate <= capacity else cap.FLINK
+        return cap.Probe(rate, cap.Assessment(verdict, verdict), f"run-{rate}")
+
+    return probe, rates
+
+
+@pytest.mark.parametrize("capacity", [1_000, 9_999, 10_000, 23_456, 61_000, 79_000])
+def test_the_search_brackets_the_capacity_within_the_precision(capacity):
+    probe, rates = machine(capacity)
+    settings = cap.SearchSettings(start_rate=10_000, precision=0.05, max_probes=12)
+    result = cap.search(probe, settings)
+    assert result.bottleneck == cap.FLINK and result.converged
+    assert result.rate <= capacity < result.rate * 1.05
+    lowest_failed = min(p.rate for p in result.probes if not p.passed)
+    assert lowest_failed <= result.rate * 1.05
+    assert [p.rate for p in result.probes] == rates
+
+
+def test_the_ramp_doubles_until_a_failure_then_bisects_geometrically():
+    probe, rates = machine(50_000)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates[:4] == [10_000, 20_000, 40_000, 80_000]
+    assert rates[4] == round(math.sqrt(40_000 * 80_000))
+    assert len(rates) == 4 + 4  # a bracket of 2x shrinks to 5 % in ceil(log2(ln 2 / ln 1.05)) = 4 bisections
+    assert result.rate == max(p.rate for p in result.probes if p.passed)
+
+
+def test_when_the_first_probe_fails_the_search_ramps_down():
+    probe, rates = machine(3_000)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates[:3] == [10_000, 5_000, 2_500]
+    assert result.converged and result.rate <= 3_000 < result.rate * 1.05
+
+
+def test_the_search_stops_at_max_probes_and_says_so():
+    probe, rates = machine(61_000)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=5))
+    assert len(rates) == 5 and not result.converged
+    assert result.bottleneck == cap.FLINK  # bracketed (40 000 passed, 80 000 failed), just not to 5 %
+    assert result.rate == 56_569 and "--max-probes 5" in result.stopped
+
+
+def test_every_probe_passing_up_to_the_limit_is_not_reached():
+    probe, _ = machine(1e9)
+    limited = cap.search(probe, cap.SearchSettings(start_rate=1_000, max_probes=3))
+    assert limited.bottleneck == cap.NOT_REACHED and limited.rate == 4_000 and not limited.converged
+    probe, rates = machine(1e9)
+    capped = cap.search(probe, cap.SearchSettings(start_rate=1_000, max_probes=10, max_rate=3_000))
+    assert rates == [1_000, 2_000, 3_000] and capped.bottleneck == cap.NOT_REACHED
+    assert "--max-rate 3000" in capped.stopped
+
+
+def test_a_generator_bound_probe_ends_the_search_with_the_last_sustainable_rate():
+    probe, rates = machine(capacity=1e9, generator_limit=30_000)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates == [10_000, 20_000, 40_000]
+    assert result.bottleneck == cap.GENERATOR and result.rate == 20_000 and "generator, not Flink" in result.stopped
+
+
+def test_a_failed_run_ends_the_search_with_a_clear_message():
+    probe, rates = machine(capacity=50_000, fail_at=20_000)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates == [10_000, 20_000] and result.bottleneck == cap.ABORTED
+    assert "probe at 20000 events/s per query failed: run failed" in result.stopped
+
+
+def test_an_unsteady_probe_is_repeated_once_at_the_same_rate():
+    probe, rates = machine(25_000, unsteady=1)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates[:3] == [10_000, 10_000, 20_000] and result.converged
+    assert [p.assessment.verdict for p in result.probes[:2]] == [cap.UNSTEADY, cap.SUSTAINABLE]
+
+
+def test_unsteady_twice_at_a_rate_counts_as_unsustainable():
+    probe, rates = machine(25_000, unsteady=2)
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    assert rates[:3] == [10_000, 10_000, 5_000]
+    assert 5_000 <= result.rate < 10_000 and result.converged
+
+
+def test_nothing_sustainable_down_to_one_event_per_second():
+    probe, rates = machine(capacity=0)
+    result = cap.search(probe, cap.SearchSettings(start_rate=4, factor=2, max_probes=10))
+    assert rates == [4, 2, 1] and result.rate is None and result.bottleneck == cap.NOT_REACHED
+
+
+def test_the_search_reports_every_probe_as_it_finishes():
+    probe, _ = machine(25_000)
+    seen: list[int] = []
+    result = cap.search(probe, cap.SearchSettings(max_probes=6), on_probe=lambda p: seen.append(p.rate))
+    assert seen == [p.rate for p in result.probes]
+
+
+@pytest.mark.parametrize("settings, message", [
+    (cap.SearchSettings(start_rate=0), "--start-rate must be at least 1"),
+    (cap.SearchSettings(factor=1.0), "--factor must be greater than 1"),
+    (cap.SearchSettings(precision=0), "--precision must be between 0 and 1"),
+    (cap.SearchSettings(max_probes=0), "--max-probes must be at least 1"),
+    (cap.SearchSettings(start_rate=5_000, max_rate=1_000), "--max-rate (1000) must not be below --start-rate"),
+])
+def test_bad_search_settings_are_one_clear_error(settings, message):
+    with pytest.raises(KlinkError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        settings.validate()
+
+
+def test_capacity_document_lists_every_probe_with_its_criteria():
+    verdict = cap.assess(summary(), windows(GROWING), rates(read=30_000), 40_000)
+    result = cap.SearchResult(20_000, cap.FLINK, True, "done", [
+        cap.Probe(20_000, cap.assess(summary(), windows(FLAT), rates(), 40_000), "/r/a"),
+        cap.Probe(21_000, verdict, "/r/b")])
+    document = cap.capacity_document("ysb", {"workload": "ysb", "queries": 2, "rate": 21_000}, {"tm": 1},
+                                     cap.Path("/r"), result, cap.SearchSettings(), THRESHOLDS)
+    assert document["kind"] == "klinkctl-capacity" and document["rate"] == 20_000 and document["total_rate"] == 40_000
+    assert document["config"]["rate"] == 20_000 and document["bottleneck"] == "flink"
+    first, second = document["probes"]
+    assert first["passed"] and not second["passed"] and second["run_dir"] == "/r/b"
+    assert second["criteria"]["source_read"]["read_fraction"] == pytest.approx(0.75)
+    assert not second["criteria"]["latency_trend"]["passed"]
