@@ -64,6 +64,7 @@ class Candidate:
     status: str = ""
     reason: str = ""
     repetition: int | None = None
+    variant: str = ""  # the sweep's variant name (index.csv), a group key beside the run's bench settings
 
 
 @dataclass
@@ -210,10 +211,11 @@ def _index_candidates(root: Path) -> list[Candidate]:
     missing = {"run_id", "status", "run_dir"} - set(index.columns)
     if missing:
         raise KlinkError(f"{root / INDEX_FILE}: no {', '.join(sorted(missing))} column; {EXPECTED}")
+    measured = index[index.get("warmup", pd.Series("false", index=index.index)) != "true"]  # warm-ups: never reported
     return [Candidate(row["run_id"] or f"index row {row.get('index', number)}",
                       root / row["run_dir"] if row["run_dir"] else None,
-                      row["status"], row.get("reason", ""), _int_or_none(row.get("repetition")))
-            for number, row in index.iterrows()]
+                      row["status"], row.get("reason", ""), _int_or_none(row.get("repetition")), row.get("variant", ""))
+            for number, row in measured.iterrows()]
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -239,7 +241,7 @@ def _load_candidate(candidate: Candidate) -> Run | tuple[str, str, str]:
         data, config = load_run(candidate.run_dir), _read_config(candidate.run_dir / CONFIG_FILE)
     except KlinkError as error:
         return candidate.run_id, status, str(error)
-    params = groups.settings(config["bench"])
+    params = {**({"variant": candidate.variant} if candidate.variant else {}), **groups.settings(config["bench"])}
     params[SERIES] = policy_label(config["bench"]) if config["bench"].get(SERIES) else data.policy or "unknown"
     return Run(str(summary.get("run") or candidate.run_id), candidate.run_dir, config, params, data,
                candidate.repetition)

@@ -1,28 +1,34 @@
 """The table a finished sweep prints (and writes as cells.csv): one row per grid cell, statistics across its
 repetitions, ratios to a baseline cell.
 
-A cell is a configuration (every varying setting but the seed; ``groups``). Each run contributes its mean and
-p99 SWM latency, Flink's source throughput and, with a sampler or --accuracy, its accuracy; a cell shows
+A cell is a configuration (every varying setting but the seed; ``groups``; with variants, the settings only the
+variants vary are named by the variant). Each run contributes its mean and p99 SWM latency, the generator's and
+Flink's source throughput, the generator's schedule lag, the median TaskManager CPU of resources.csv and, with a
+sampler or --accuracy, its accuracy; a cell shows
 ``n`` runs used and ``n_invalid`` runs invalid for comparison (left out unless included), the mean over runs
 with a Student t CI across runs for the latencies, the mean over runs of the other numbers, and the ratio to
-the baseline cell with the same other settings (e.g. policy default, or sampler kslack: the first value the
-sweep file lists) with a Welch CI across runs and a verdict (``groups``).
+the baseline cell with the same other settings (e.g. the first variant, policy default, or sampler kslack: the first
+value the sweep file lists) with a Welch CI across runs and a verdict (``groups``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from klinkctl.results import groups
 from klinkctl.results.report import Run, RunSet
+from klinkctl.results.tables import read_table
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
-BASELINE_KEYS = ("policy", "sampler")
+BASELINE_KEYS = ("variant", "policy", "sampler")
+VARIANT = "variant"
+LOAD = ("generator_events_per_s", "source_records_per_s", "generator_behind", "taskmanager_cpu_percent")
 ACCURACY = {"mean_error": "mean_error", "max_error": "max_error", "within_target": "within_target_fraction",
             "sampling_rate": "mean_sampling_rate"}
-OTHER_METRICS = ("source_records_per_s", *ACCURACY)
+OTHER_METRICS = (*LOAD, *ACCURACY)
 RAW = "_raw_"  # prefix of a cell's setting as the sweep file names it (the policy, not its label)
 
 
@@ -34,10 +40,14 @@ def baseline(grid: dict[str, list[Any]]) -> tuple[str, Any] | None:
 
 def _run_row(run: Run) -> dict[str, Any]:
     summary = run.summary
-    accuracy = summary.get("accuracy") or {}
+    accuracy, throughput = summary.get("accuracy") or {}, summary.get("throughput") or {}
     return {**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency),
-            **{f"{RAW}{key}": run.config["bench"].get(key) for key in BASELINE_KEYS},
-            "source_records_per_s": (summary.get("throughput") or {}).get("flink_source_records_per_s"),
+            **{f"{RAW}{key}": run.params.get(key) if key == VARIANT else run.config["bench"].get(key)
+               for key in BASELINE_KEYS},
+            "generator_events_per_s": throughput.get("generator_events_per_s"),
+            "source_records_per_s": throughput.get("flink_source_records_per_s"),
+            "generator_behind": (summary.get("generator") or {}).get("behind_fraction"),
+            "taskmanager_cpu_percent": taskmanager_cpu_percent(run.run_dir),
             **{column: accuracy.get(key) for column, key in ACCURACY.items()}}
 
 
@@ -46,11 +56,30 @@ def run_rows(runset: RunSet) -> pd.DataFrame:
     return pd.DataFrame([_run_row(run) for run in runset.runs + runset.invalid_runs])
 
 
+def taskmanager_cpu_percent(run_dir) -> float:
+    """Median over the run's resources.csv samples of the TaskManagers' CPU (% of one core, summed)."""
+    resources = read_table(run_dir / "resources.csv")
+    if resources.empty:
+        return np.nan
+    taskmanagers = resources[resources["component"].astype(str).str.startswith("taskmanager")]
+    return float(taskmanagers.groupby("time")["cpu_percent"].sum().median()) if len(taskmanagers) else np.nan
+
+
+def cell_keys(runs: pd.DataFrame, varying: list[str]) -> list[str]:
+    """What tells cells apart: every varying setting but the seed; with variants, the settings only the
+    variants vary are named by the variant (so its ratio is to the baseline variant at the same grid point)."""
+    keys = [k for k in varying if k != "seed"] or ["workload"]
+    if VARIANT not in keys:
+        return keys
+    per_variant = runs.groupby(VARIANT, dropna=False)
+    return [k for k in keys if k == VARIANT or (per_variant[k].nunique(dropna=False) > 1).any()]
+
+
 def cell_table(runset: RunSet, base: tuple[str, Any] | None) -> pd.DataFrame:
     """Per grid cell: its settings, n, n_invalid, latency means with CIs across runs, the other metrics'
     means, and ratios to the baseline cell (columns of ``groups.GROUP_COLUMNS`` but label and runs)."""
     runs = run_rows(runset)
-    keys = [k for k in runset.varying if k != "seed"] or ["workload"]
+    keys = cell_keys(runs, runset.varying)
     raw_keys = [f"{RAW}{key}" for key in BASELINE_KEYS]
     cells = groups.describe_groups(runs, keys, runset.confidence, runset.include_invalid)
     used = runs if runset.include_invalid else runs[runs["valid"]]

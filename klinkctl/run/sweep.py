@@ -1,7 +1,8 @@
 """An experiment grid: a sweep file planned into bench runs, run one after another, resumable.
 
 Planner (pure, no I/O): a sweep file's mapping -> ``SweepSpec`` -> ``PlannedRun``s, in a fixed order with
-per-repetition seeds, every run's ``BenchConfig`` validated before anything starts (``plan_runs``).
+per-repetition seeds, warm-up runs first, every run's ``BenchConfig`` validated before anything starts
+(``plan_runs``).
 
 Runner: a sweep directory ``results/<sweep-id>/`` holds ``sweep.yaml`` (the resolved sweep file),
 ``index.csv`` (one row per planned run and its status, rewritten atomically before and after every run) and the run
@@ -15,6 +16,7 @@ import csv
 import io
 import itertools
 import os
+import random
 import re
 import time
 from dataclasses import dataclass, field, fields, replace
@@ -32,21 +34,28 @@ from klinkctl.stack.spec import StackSpec
 
 SWEEP_FILE = "sweep.yaml"
 INDEX_FILE = "index.csv"
-#: index.csv's leading columns (`klinkctl report` reads them); one column per grid parameter follows.
+#: index.csv's leading columns (`klinkctl report` reads them); one column per grid parameter (and `variant`) follows.
 INDEX_COLUMNS = ("index", "run_id", "status", "repetition", "seed", "started_at", "finished_at", "wall_s",
-                 "reason", "run_dir")
+                 "reason", "run_dir", "warmup")
+#: The leading columns of a sweep created before warm-up runs existed (still resumable).
+LEGACY_INDEX_COLUMNS = INDEX_COLUMNS[:-1]
+VARIANT = "variant"  # index.csv's column (and PlannedRun.params' key) naming a run's variant
 PENDING, COMPLETED, FAILED, INTERRUPTED = "pending", "completed", "failed", "interrupted"
 STATUSES = (PENDING, COMPLETED, FAILED, INTERRUPTED)
 
 DEFAULT_REPETITIONS = 3
 DEFAULT_BASE_SEED = 42  # bench's default seed: repetition 1 of a sweep = a plain `klinkctl bench` run
-SWEEP_KEYS = ("name", "workload", "repetitions", "base-seed", "fixed", "grid")
+SWEEP_KEYS = ("name", "workload", "repetitions", "base-seed", "warmup-runs", "order", "fixed", "grid", "variants")
+#: Grid points in the order the grid lists them, or shuffled per repetition (seeded by base-seed and repetition).
+ORDERS = ("grid", "shuffled")
 #: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
 RESERVED_FIELDS = {"seed": "the seed is base-seed + repetition - 1; set base-seed at the top level",
                    "workload": "give the workload at the top level (workload: ysb) or as a grid axis "
                                "(grid: {workload: [ysb, nyt]})"}
 #: Reserved settings a grid may still vary: several workloads in one sweep, each with its own defaults.
 GRID_AXES = {"workload"}
+#: The grid's axis whose values run back to back at every grid point (with the variants, if any).
+INTERLEAVED_FIELD = "policy"
 #: Per run, besides the lead, the events and the drain: topics, job submission, teardown, the ingestion-delay
 #: sample, summary (measured 2026-11-22: 4 x 60 000 events/s for 25 s took 55-60 s from start to summary.json,
 #: lead + events + drain = 36 s). The progress bar's ETA corrects it with the runs' actual times.
@@ -60,7 +69,8 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """A sweep file, checked: bench settings in `fixed`, value lists per parameter in `grid` (as written)."""
+    """A sweep file, checked: bench settings in `fixed`, value lists per parameter in `grid`, bench settings
+    per named variant in `variants` (as written)."""
 
     name: str
     workload: str
@@ -68,24 +78,36 @@ class SweepSpec:
     base_seed: int
     fixed: dict[str, Any]
     grid: dict[str, list[Any]]
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warmup_runs: int = 0
+    order: str = ORDERS[0]
+
+    @property
+    def axes(self) -> dict[str, list[Any]]:
+        """Every parameter a run is planned by, with its values: the grid's, then `variant` (if any)."""
+        return {**self.grid, **({VARIANT: list(self.variants)} if self.variants else {})}
 
     def to_dict(self) -> dict[str, Any]:
         """The sweep file form (what sweep.yaml holds; `klinkctl sweep` reads it back)."""
         return {"name": self.name, "workload": self.workload, "repetitions": self.repetitions,
-                "base-seed": self.base_seed, "fixed": dict(self.fixed), "grid": {k: list(v) for k, v in self.grid.items()}}
+                "base-seed": self.base_seed, "warmup-runs": self.warmup_runs, "order": self.order,
+                "fixed": dict(self.fixed), "grid": {k: list(v) for k, v in self.grid.items()},
+                "variants": {name: dict(settings) for name, settings in self.variants.items()}}
 
 
 @dataclass(frozen=True)
 class PlannedRun:
     index: int  # 1-based position in the run order
-    repetition: int  # 1-based
+    repetition: int  # 1-based; 0 for a warm-up run
     seed: int
-    params: dict[str, Any]  # this run's value of every grid parameter, in grid order, as written
+    params: dict[str, Any]  # this run's value of every grid parameter (and variant), in axes order, as written
     config: BenchConfig
+    warmup: bool = False  # run first, kept on disk and in index.csv, never in cells.csv or reports
 
     @property
     def label(self) -> str:
-        return " ".join(f"{key}={value}" for key, value in self.params.items()) + f" rep {self.repetition}"
+        point = " ".join(f"{key}={value}" for key, value in self.params.items())
+        return f"warm-up {point}" if self.warmup else f"{point} rep {self.repetition}"
 
     @property
     def estimated_s(self) -> float:
@@ -110,28 +132,49 @@ def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | 
         repetitions=_positive_int(repetitions if repetitions is not None else top.get("repetitions", DEFAULT_REPETITIONS),
                                   f"{source}: repetitions"),
         base_seed=_integer(top.get("base-seed", DEFAULT_BASE_SEED), f"{source}: base-seed"),
-        fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=grid)
+        fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=grid,
+        variants=_variants(top.get("variants"), source),
+        warmup_runs=_non_negative_int(top.get("warmup-runs", 0), f"{source}: warmup-runs"),
+        order=_order(top.get("order", ORDERS[0]), source))
     _check_settings(spec, source)
     return spec
 
 
 def plan_runs(spec: SweepSpec, source: str) -> list[PlannedRun]:
-    """Every run, in order: repetition (outermost), then each combination of the grid's other parameters
-    (first parameter slowest), then the policies innermost — one grid point's policies run back to back,
-    rotated by one per repetition, so drift on the machine hits every policy alike. Repetition k of every
-    point has the same seed (paired comparison). Every run's BenchConfig is validated here."""
-    fixed = _bench_fields(spec.fixed, f"{source} (fixed)")
-    policy_key = _policy_key(spec.grid, source)
-    axes = {key: values for key, values in spec.grid.items() if key != policy_key}
-    policies = spec.grid[policy_key] if policy_key else [None]
-    runs: list[PlannedRun] = []
+    """Every run, in order: the warm-up runs (the first measured run's settings), then repetition by
+    repetition (outermost) each combination of the grid's other parameters (first parameter slowest, or
+    shuffled per repetition with `order: shuffled`), then the policies and variants innermost — one grid
+    point's policies and variants run back to back, rotated by one per repetition, so drift on the machine
+    hits every one alike. Repetition k of every point has the same seed (paired comparison). Every run's
+    BenchConfig is validated here."""
+    settings = {"fixed": _bench_fields(spec.fixed, f"{source} (fixed)"),
+                **{name: _bench_fields(values, f"{source} (variant {name})") for name, values in spec.variants.items()}}
+    interleaved = _interleaved_axes(spec, source)
+    others = {key: values for key, values in spec.grid.items() if key not in interleaved}
+    side_by_side = [dict(zip(interleaved, values)) for values in itertools.product(*interleaved.values())]
+    points = [dict(zip(others, values)) for values in itertools.product(*others.values())]
+    measured: list[tuple[int, int, dict[str, Any]]] = []  # (repetition, seed, params)
     for repetition in range(1, spec.repetitions + 1):
-        seed = spec.base_seed + repetition - 1
-        for point in itertools.product(*axes.values()):
-            for policy in rotated(policies, repetition - 1):
-                params = _params_in_grid_order(spec.grid, dict(zip(axes, point)), policy_key, policy)
-                runs.append(_planned(len(runs) + 1, repetition, seed, params, spec, fixed, source))
+        for point in ordered_points(points, spec, repetition):
+            for together in rotated(side_by_side, repetition - 1):
+                measured.append((repetition, spec.base_seed + repetition - 1, _in_axes_order(spec, point | together)))
+    _, first_seed, first_params = measured[0]
+    warmups = [(0, first_seed, first_params)] * spec.warmup_runs
+    runs = [_planned(index, repetition, seed, params, spec, settings, source, warmup=index <= spec.warmup_runs)
+            for index, (repetition, seed, params) in enumerate(warmups + measured, start=1)]
+    if spec.variants:
+        _check_variants_differ(runs, source)
     return runs
+
+
+def ordered_points(points: list[dict[str, Any]], spec: SweepSpec, repetition: int) -> list[dict[str, Any]]:
+    """The grid points of one repetition: as listed, or (order: shuffled) in an order drawn from base-seed and
+    the repetition, so that drift over a repetition does not line up with a grid parameter (e.g. the rate)."""
+    if spec.order != "shuffled":
+        return points
+    shuffled = list(points)
+    random.Random(f"{spec.base_seed}/{repetition}").shuffle(shuffled)  # str seeds are hashed stably
+    return shuffled
 
 
 def rotated(items: list[Any], shift: int) -> list[Any]:
@@ -145,28 +188,31 @@ def estimate_run_s(config: BenchConfig) -> float:
 
 
 def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spec: SweepSpec,
-             fixed: dict[str, Any], source: str) -> PlannedRun:
-    point = _bench_fields(params, f"{source} (grid)")
+             settings: dict[str, dict[str, Any]], source: str, warmup: bool) -> PlannedRun:
+    """One run; `settings` holds the fixed bench fields (key "fixed") and every variant's."""
+    grid_values = {key: value for key, value in params.items() if key != VARIANT}
+    point = {**_bench_fields(grid_values, f"{source} (grid)"), **settings.get(params.get(VARIANT), {})}
     try:
         workload = str(point.get("workload", spec.workload))  # a grid axis wins over the top level
         defaults = WORKLOAD_DEFAULTS.get(workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
-        settings = apply_load({**defaults, **fixed, **point, "workload": workload, "seed": seed})  # load -> rate
-        config = BenchConfig(**settings).validate()
+        resolved = apply_load({**defaults, **settings["fixed"], **point, "workload": workload, "seed": seed})
+        config = BenchConfig(**resolved).validate()
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
     except TypeError as error:
         raise KlinkError(f"{source}: invalid bench settings: {error}") from None
-    return PlannedRun(index, repetition, seed, params, config)
+    return PlannedRun(index, repetition, seed, params, config, warmup)
 
 
-def _params_in_grid_order(grid: dict[str, list[Any]], point: dict[str, Any], policy_key: str | None,
-                          policy: Any) -> dict[str, Any]:
-    values = {**point, **({policy_key: policy} if policy_key else {})}
-    return {key: values[key] for key in grid}
+def _in_axes_order(spec: SweepSpec, values: dict[str, Any]) -> dict[str, Any]:
+    return {key: values[key] for key in spec.axes}
 
 
-def _policy_key(grid: dict[str, list[Any]], source: str) -> str | None:
-    return next((key for key, values in grid.items() if _field(key, values[0], f"{source} (grid)") == "policy"), None)
+def _interleaved_axes(spec: SweepSpec, source: str) -> dict[str, list[Any]]:
+    """The axes whose values run back to back at every grid point: the policy axis and the variants."""
+    policy_key = next((key for key, values in spec.grid.items()
+                       if _field(key, values[0], f"{source} (grid)") == INTERLEAVED_FIELD), None)
+    return {key: values for key, values in spec.axes.items() if key in (policy_key, VARIANT)}
 
 
 def _field(key: str, value: Any, source: str) -> str:
@@ -187,16 +233,51 @@ def _bench_fields(settings: dict[str, Any], source: str) -> dict[str, Any]:
 
 
 def _check_settings(spec: SweepSpec, source: str) -> None:
-    """Known settings only, each set once (fixed or grid), none of those the sweep sets itself."""
+    """Known settings only, each set once (fixed, grid or the variants), none of those the sweep sets itself."""
     seen: dict[str, str] = {}
     for where, settings in (("fixed", spec.fixed), ("grid", {k: v[0] for k, v in spec.grid.items()})):
-        for key, value in settings.items():
-            name = _field(key, value, f"{source} ({where})")
-            if name in RESERVED_FIELDS and not (where == "grid" and name in GRID_AXES):
-                raise KlinkError(f"{source}: {where}: {key!r} is not a sweep setting; {RESERVED_FIELDS[name]}")
-            if name in seen:
-                raise KlinkError(f"{source}: {key!r} in {where} sets the same setting as {seen[name]}; give it once")
-            seen[name] = f"{key!r} in {where}"
+        _check_once(settings, where, seen, source)
+    for name, settings in spec.variants.items():
+        _check_once(settings, f"variant {name}", dict(seen), source)  # variants may set the same settings
+
+
+def _check_variants_differ(runs: list[PlannedRun], source: str) -> None:
+    """Two variants that resolve to the same bench config would be one configuration under two names."""
+    seen: dict[str, str] = {}
+    for run in runs:
+        if run.repetition == 1:
+            point = {key: value for key, value in run.params.items() if key != VARIANT}
+            key = repr((point, run.config))
+            if key in seen and seen[key] != run.params[VARIANT]:
+                raise KlinkError(f"{source}: variants {seen[key]!r} and {run.params[VARIANT]!r} resolve to the same "
+                                 "bench settings; give one")
+            seen[key] = run.params[VARIANT]
+
+
+def _check_once(settings: dict[str, Any], where: str, seen: dict[str, str], source: str) -> None:
+    for key, value in settings.items():
+        name = _field(key, value, f"{source} ({where})")
+        if name in RESERVED_FIELDS and not (where == "grid" and name in GRID_AXES):
+            raise KlinkError(f"{source}: {where}: {key!r} is not a sweep setting; {RESERVED_FIELDS[name]}")
+        if name in seen:
+            raise KlinkError(f"{source}: {key!r} in {where} sets the same setting as {seen[name]}; give it once")
+        seen[name] = f"{key!r} in {where}"
+
+
+def _variants(value: object, source: str) -> dict[str, dict[str, Any]]:
+    """variants: {name: {bench settings}}; a name as written is the run's `variant` in index.csv."""
+    variants = _mapping(value, f"{source}: variants", "of names to bench settings")
+    for name, settings in variants.items():
+        if not _NAME.match(name):
+            raise KlinkError(f"{source}: variant {name!r}: a name is letters, digits, '.', '_' or '-'")
+        variants[name] = _mapping(settings, f"{source}: variant {name}")
+    return variants
+
+
+def _order(value: object, source: str) -> str:
+    if value not in ORDERS:
+        raise KlinkError(f"{source}: order {value!r}; valid: {', '.join(ORDERS)}")
+    return str(value)
 
 
 def _grid(value: object, source: str) -> dict[str, list[Any]]:
@@ -213,18 +294,26 @@ def _grid(value: object, source: str) -> dict[str, list[Any]]:
     return grid
 
 
-def _mapping(value: object, what: str) -> dict[str, Any]:
+def _mapping(value: object, what: str, of: str = "of bench settings") -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise KlinkError(f"{what} must be a mapping of bench settings, got {type(value).__name__}")
+        raise KlinkError(f"{what} must be a mapping {of}, got {type(value).__name__}")
     return {str(key): item for key, item in value.items()}
 
 
 def _positive_int(value: object, what: str) -> int:
+    return _at_least(1, value, what)
+
+
+def _non_negative_int(value: object, what: str) -> int:
+    return _at_least(0, value, what)
+
+
+def _at_least(minimum: int, value: object, what: str) -> int:
     number = _integer(value, what)
-    if number < 1:
-        raise KlinkError(f"{what} must be at least 1, got {number}")
+    if number < minimum:
+        raise KlinkError(f"{what} must be at least {minimum}, got {number}")
     return number
 
 
@@ -253,18 +342,21 @@ class IndexRow:
     wall_s: str = ""
     reason: str = ""
     run_dir: str = ""  # relative to the sweep directory
+    warmup: bool = False
 
     @classmethod
     def planned(cls, run: PlannedRun) -> IndexRow:
-        return cls(run.index, run.repetition, run.seed, {key: str(value) for key, value in run.params.items()})
+        return cls(run.index, run.repetition, run.seed, {key: str(value) for key, value in run.params.items()},
+                   warmup=run.warmup)
 
     def matches(self, run: PlannedRun) -> bool:
         planned = IndexRow.planned(run)
-        return (self.index, self.repetition, self.seed, self.params) == (
-            planned.index, planned.repetition, planned.seed, planned.params)
+        return (self.index, self.repetition, self.seed, self.params, self.warmup) == (
+            planned.index, planned.repetition, planned.seed, planned.params, planned.warmup)
 
     def to_csv(self) -> dict[str, object]:
-        return {**{name: getattr(self, name) for name in INDEX_COLUMNS}, **self.params}
+        return {**{name: getattr(self, name) for name in INDEX_COLUMNS}, "warmup": str(self.warmup).lower(),
+                **self.params}
 
 
 @dataclass
@@ -308,7 +400,7 @@ def open_sweep(directory: Path, repetitions: int | None = None) -> Sweep:
     if repetitions is not None and repetitions < saved.repetitions:
         raise KlinkError(f"--repetitions {repetitions} is fewer than the {saved.repetitions} of the sweep in {directory}")
     spec, runs = read_sweep_file(path, repetitions) if repetitions is not None else (saved, runs)
-    return Sweep(directory, spec, runs, match_index(read_index(directory, list(spec.grid)), runs, directory))
+    return Sweep(directory, spec, runs, match_index(read_index(directory, list(spec.axes)), runs, directory))
 
 
 def match_index(rows: list[IndexRow], runs: list[PlannedRun], directory: Path) -> list[IndexRow]:
@@ -336,34 +428,35 @@ def save(sweep: Sweep) -> None:
 def write_index(sweep: Sweep) -> None:
     """index.csv, replaced in one step (a reader or a crash never sees half a file)."""
     text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=[*INDEX_COLUMNS, *sweep.spec.grid], lineterminator="\n")
+    writer = csv.DictWriter(text, fieldnames=[*INDEX_COLUMNS, *sweep.spec.axes], lineterminator="\n")
     writer.writeheader()
     writer.writerows(row.to_csv() for row in sweep.rows)
     _replace_file(sweep.directory / INDEX_FILE, text.getvalue())
 
 
-def read_index(directory: Path, grid_keys: list[str]) -> list[IndexRow]:
+def read_index(directory: Path, axes: list[str]) -> list[IndexRow]:
     path = directory / INDEX_FILE
     try:
         with path.open(newline="") as handle:
             reader = csv.DictReader(handle)
-            expected = [*INDEX_COLUMNS, *grid_keys]
-            if reader.fieldnames != expected:
+            expected = [*INDEX_COLUMNS, *axes]
+            if reader.fieldnames not in (expected, [*LEGACY_INDEX_COLUMNS, *axes]):
                 raise KlinkError(f"{path}: columns {reader.fieldnames} are not those of its sweep: {expected}")
-            return [_row_from_csv(line, grid_keys, path) for line in reader]
+            return [_row_from_csv(line, axes, path) for line in reader]
     except OSError as error:
         raise KlinkError(f"cannot read {path}: {error.strerror}") from None
 
 
-def _row_from_csv(line: dict[str, str], grid_keys: list[str], path: Path) -> IndexRow:
+def _row_from_csv(line: dict[str, str], axes: list[str], path: Path) -> IndexRow:
     if line["status"] not in STATUSES:
         raise KlinkError(f"{path}: row {line['index']} has status {line['status']!r}; valid: {', '.join(STATUSES)}")
     try:
         numbers = {key: int(line[key]) for key in ("index", "repetition", "seed")}
     except ValueError:
         raise KlinkError(f"{path}: row {line['index']!r} has a non-numeric index, repetition or seed") from None
-    text = {key: line[key] for key in INDEX_COLUMNS if key not in numbers}
-    return IndexRow(**numbers, **text, params={key: line[key] for key in grid_keys})
+    text = {key: line[key] for key in LEGACY_INDEX_COLUMNS if key not in numbers}
+    return IndexRow(**numbers, **text, params={key: line[key] for key in axes},
+                    warmup=line.get("warmup", "false") == "true")
 
 
 def _replace_file(path: Path, text: str) -> None:

@@ -44,14 +44,20 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     name: fig6a                # optional: sweep directory name (default: the file's)
     repetitions: 3             # default 3 (the paper: 10); seed = base-seed + repetition - 1
     base-seed: 42              # repetition k of every grid point uses the same seed
+    warmup-runs: 1             # runs first, kept and indexed, left out of the tables (default 0)
+    order: shuffled            # grid points per repetition: grid (as listed, default) or shuffled
     fixed: {duration: 30s, warmup: 8s, window: 3s, cores: 2, generator-cpus: "0"}
-    grid: {policy: [default, klink], queries: [2, 4], rate: [10000, 60000], delay: ["const:300ms"]}
+    grid: {queries: [2, 4], rate: [10000, 60000], delay: ["const:300ms"]}   # or also policy: [...]
+    variants:                  # optional: named bench settings, side by side at every grid point
+      default: {policy: default}
+      klink-f90: {policy: klink, enforce: priority, confidence: 0.9}
 
-    fixed and grid take every `klinkctl bench` setting (same names); a grid value is a list. Runs go
-    repetition by repetition, grid point by grid point, the policies of a point back to back (their
-    order rotated per repetition). Every run is validated before the first starts. A failed run is
-    recorded and the sweep goes on (exit 2 at the end); Ctrl-C ends the current run as interrupted and
-    stops the sweep; --resume DIR later runs what is not completed. See docs/sweep.md.
+    fixed, grid and each variant take every `klinkctl bench` setting (same names); a grid value is a
+    list. Runs go repetition by repetition, grid point by grid point, the policies and variants of a
+    point back to back (their order rotated per repetition). Every run is validated before the first
+    starts. A failed run is recorded and the sweep goes on (exit 2 at the end); Ctrl-C ends the current
+    run as interrupted and stops the sweep; --resume DIR later runs what is not completed. Every run
+    directory is kept. See docs/sweep.md.
     """
     from klinkctl.run import sweep as sweeps
 
@@ -113,7 +119,7 @@ def _print_cells(target: Sweep, console: Console) -> None:
     except KlinkError as error:
         click.echo(f"no table of the runs: {error}", err=True)
         return
-    cells = sweep_table.cell_table(runset, sweep_table.baseline(target.spec.grid))
+    cells = sweep_table.cell_table(runset, sweep_table.baseline(target.spec.axes))
     shown = [c for c in cells.columns if not c.endswith(CI_SUFFIXES) and c not in HIDDEN_CELL_COLUMNS]
     table = Table(*(CELL_HEADERS.get(c, c) for c in shown),
                   title=f"means over repetitions, [..] = CI across runs ({target.directory.name}; all columns in "
@@ -129,6 +135,8 @@ def _print_cells(target: Sweep, console: Console) -> None:
 
 #: Short headers for cells.csv's columns, so the table fits a terminal.
 CELL_HEADERS = {"mean_ms": "mean ms [CI]", "p99_ms": "p99 ms [CI]", "source_records_per_s": "source rec/s",
+                "generator_events_per_s": "gen ev/s", "generator_behind": "gen behind",
+                "taskmanager_cpu_percent": "TM cpu %",
                 "mean_error": "error", "max_error": "max error", "within_target": "in target",
                 "sampling_rate": "sampled", "ratio": "mean × [CI]", "n_invalid": "invalid"}
 CI_SUFFIXES = ("_ci_low", "_ci_high")
@@ -153,7 +161,7 @@ def _cell(value: object, column: str) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
-        if column.endswith(("error", "rate", "target")) and "records" not in column:
+        if column.endswith(("error", "rate", "target", "behind")) and "records" not in column:
             return f"{value:.1%}"
         return f"{value:.2f}" if column.endswith("ratio") else f"{value:.0f}"
     return str(value)
@@ -227,8 +235,11 @@ def _print_plan(runs: list[PlannedRun], existing: Sweep | None) -> None:
     table = Table("#", "rep", "seed", *keys, "estimate", *(["status"] if existing else []),
                   title=f"unfinished runs of {existing.directory}" if existing else "runs, in order")
     for run in runs:
-        table.add_row(str(run.index), str(run.repetition), str(run.seed), *(str(run.params[k]) for k in keys),
+        table.add_row(str(run.index), "warm-up" if run.warmup else str(run.repetition), str(run.seed),
+                      *(str(run.params[k]) for k in keys),
                       format_duration(run.estimated_s), *([existing.row(run).status] if existing else []))
     out.print(table)
     total = sum(run.estimated_s for run in runs)
-    click.echo(f"{len(runs)} runs, estimated {format_duration(total)} (+ the stack's start if none runs)")
+    warmups = sum(run.warmup for run in runs)
+    click.echo(f"{len(runs)} runs{f' ({warmups} warm-up)' if warmups else ''}, estimated {format_duration(total)} "
+               "(+ the stack's start if none runs)")

@@ -1,5 +1,7 @@
 """`klinkctl sweep configs/smoke.yaml` end to end on the real stack (Kafka + Flink on free ports in a temp
-state dir): every planned run completed, indexed, with measured latencies; a resume then has nothing to do."""
+state dir): every planned run completed, indexed, with measured latencies; a resume then has nothing to do.
+And a sweep of variants with a warm-up run: each variant's settings in its runs' config.yaml, the warm-up run
+kept and indexed but not in cells.csv."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import json
 
 import pandas as pd
 import pytest
+import yaml
 
 from klinkctl.paths import PROJECT_ROOT
 
@@ -27,7 +30,7 @@ def test_the_smoke_sweep_completes_every_run_with_latency_rows(klinkctl_factory,
     assert (sweep_dir / "sweep.yaml").is_file()
     index = pd.read_csv(sweep_dir / "index.csv", dtype=str, keep_default_na=False)
     assert list(index.columns) == ["index", "run_id", "status", "repetition", "seed", "started_at", "finished_at",
-                                   "wall_s", "reason", "run_dir", "policy", "queries", "rate"]
+                                   "wall_s", "reason", "run_dir", "warmup", "policy", "queries", "rate"]
     assert list(index["policy"]) == ["default", "klink"] and set(index["seed"]) == {"42"}
     assert set(index["status"]) == {"completed"}, index[["policy", "status", "reason"]].to_string()
     for row in index.itertuples():
@@ -42,3 +45,42 @@ def test_the_smoke_sweep_completes_every_run_with_latency_rows(klinkctl_factory,
 
     resumed = cli("sweep", "--resume", str(sweep_dir), timeout=120)
     assert resumed.returncode == 0 and "nothing to run" in resumed.stdout, resumed.stdout + resumed.stderr
+
+
+VARIANTS = """
+workload: ysb
+name: variants
+repetitions: 1
+warmup-runs: 1
+fixed: {duration: 12s, warmup: 4s, window: 3s, delay: "const:0ms", queries: 2, rate: 2000}
+variants:
+  default: {policy: default}
+  klink-f90: {policy: klink, confidence: 0.9}
+"""
+
+
+def test_a_sweep_of_variants_with_a_warmup_run_keeps_every_run_and_tables_the_measured_ones(klinkctl_factory,
+                                                                                            tmp_path):
+    cli = klinkctl_factory()
+    up = cli.up()
+    assert up.returncode == 0, up.stderr
+    sweep_file = tmp_path / "variants.yaml"
+    sweep_file.write_text(VARIANTS)
+
+    swept = cli("sweep", str(sweep_file), "--results", str(tmp_path / "results"), timeout=600)
+    assert swept.returncode == 0, swept.stdout + swept.stderr
+    (sweep_dir,) = (tmp_path / "results").iterdir()
+    index = pd.read_csv(sweep_dir / "index.csv", dtype=str, keep_default_na=False)
+    assert list(zip(index["warmup"], index["repetition"], index["variant"])) == [
+        ("true", "0", "default"), ("false", "1", "default"), ("false", "1", "klink-f90")]
+    assert set(index["status"]) == {"completed"}, index[["variant", "status", "reason"]].to_string()
+    bench = {row.variant: yaml.safe_load((sweep_dir / row.run_dir / "config.yaml").read_text())["bench"]
+             for row in index.itertuples() if row.warmup == "false"}
+    assert (bench["default"]["policy"], bench["klink-f90"]["policy"]) == ("default", "klink")
+    assert (bench["default"]["confidence"], bench["klink-f90"]["confidence"]) == (0.95, 0.9)
+    assert all((sweep_dir / run_dir / "summary.json").is_file() for run_dir in index["run_dir"])  # all kept
+
+    cells = pd.read_csv(sweep_dir / "cells.csv")
+    assert list(cells["variant"]) == ["default", "klink-f90"] and list(cells["runs"]) == [1, 1]
+    assert cells.loc[0, "mean_ratio"] == 1 and cells["taskmanager_cpu_percent"].gt(0).all()
+    assert cells["generator_events_per_s"].between(2 * 2000 * 0.9, 2 * 2000 * 1.1).all()

@@ -49,8 +49,9 @@ def read_index(directory: Path) -> list[dict[str, str]]:
 class FakeBench:
     """run_bench's stand-in: writes a run directory and returns the scripted status of each call."""
 
-    def __init__(self, statuses: dict[int, str | BaseException] | None = None) -> None:
+    def __init__(self, statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb") -> None:
         self.statuses = statuses or {}
+        self.prefix = prefix  # of the run directories' names: a second fake in one sweep needs its own
         self.calls: list[tuple[int, str, int]] = []  # (call number, policy, seed)
         self.index_during_runs: list[list[dict[str, str]]] = []
 
@@ -62,7 +63,7 @@ class FakeBench:
         scripted = self.statuses.get(number, "completed")
         if isinstance(scripted, BaseException):
             raise scripted
-        run_id = f"ysb-{config.policy}-{number:03d}"
+        run_id = f"{self.prefix}-{config.policy}-{number:03d}"
         run_dir = results_root / run_id
         run_dir.mkdir()
         summary = {"run": run_id, "status": scripted, "reason": "" if scripted == "completed" else f"{scripted} here"}
@@ -72,8 +73,8 @@ class FakeBench:
 
 @pytest.fixture
 def fake_bench(monkeypatch):
-    def install(statuses: dict[int, str | BaseException] | None = None) -> FakeBench:
-        fake = FakeBench(statuses)
+    def install(statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb") -> FakeBench:
+        fake = FakeBench(statuses, prefix)
         monkeypatch.setattr(sweeps, "run_bench", fake)
         return fake
     return install
@@ -246,7 +247,7 @@ def test_a_sweep_runs_every_run_in_order_and_indexes_it(tmp_path, fake_bench):
     with (sweep.directory / "index.csv").open() as handle:
         header = handle.readline().strip().split(",")
     assert header == ["index", "run_id", "status", "repetition", "seed", "started_at", "finished_at", "wall_s",
-                      "reason", "run_dir", "queries", "policy"]
+                      "reason", "run_dir", "warmup", "queries", "policy"]
     rows = read_index(sweep.directory)
     assert [row["run_id"] for row in rows] == [f"ysb-{r.config.policy}-{n:03d}" for n, r in enumerate(sweep.runs, 1)]
     for row in rows:
@@ -269,9 +270,9 @@ def test_the_index_lists_every_planned_run_before_the_first_starts(tmp_path, fak
 def test_sweep_yaml_is_the_resolved_sweep_and_reads_back_as_a_sweep_file(tmp_path):
     sweep = new_sweep(tmp_path)
     saved = yaml.safe_load((sweep.directory / "sweep.yaml").read_text())
-    assert saved == {"name": "grid", "workload": "ysb", "repetitions": 2, "base-seed": 7,
-                     "fixed": {"duration": "20s", "warmup": "5s", "window": "3s", "generator-cpus": 0},
-                     "grid": {"queries": [1, 2], "policy": ["default", "klink", "rr"]}}
+    assert saved == {"name": "grid", "workload": "ysb", "repetitions": 2, "base-seed": 7, "warmup-runs": 0,
+                     "order": "grid", "fixed": {"duration": "20s", "warmup": "5s", "window": "3s", "generator-cpus": 0},
+                     "grid": {"queries": [1, 2], "policy": ["default", "klink", "rr"]}, "variants": {}}
     spec, runs = sweeps.read_sweep_file(sweep.directory / "sweep.yaml")
     assert runs == sweep.runs
     assert sweep.directory.parent == tmp_path / "results" and sweep.directory.name.startswith("grid-")

@@ -2,9 +2,11 @@
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from klinkctl.results.groups import ratio_interval
@@ -67,17 +69,15 @@ def test_the_notes_count_invalid_runs_and_flag_cells_of_one_run():
 
 def test_the_sweep_prints_the_cells_with_cis_and_its_notes_and_writes_cells_csv(tmp_path, capsys):
     import io
-    import shutil
     from types import SimpleNamespace
 
-    import pandas as pd
     from rich.console import Console
 
     from klinkctl.run.sweep_cli import _print_cells
 
     directory = shutil.copytree(SWEEP, tmp_path / "sweep")
     target = SimpleNamespace(directory=directory, spec=SimpleNamespace(
-        grid={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
+        axes={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
     out = io.StringIO()
     _print_cells(target, Console(file=out, width=200))
     table, notes = out.getvalue(), capsys.readouterr().out
@@ -86,3 +86,55 @@ def test_the_sweep_prints_the_cells_with_cis_and_its_notes_and_writes_cells_csv(
     cells = pd.read_csv(directory / "cells.csv")
     assert list(cells.columns[:4]) == ["rate", "policy", "n", "n_invalid"]
     assert {"mean_ci_low", "ratio_ci_high", "verdict"} <= set(cells.columns)
+
+
+def variant_sweep(tmp_path: Path) -> Path:
+    """The fixture's runs as a sweep of variants (each policy a variant, default named base) whose first
+    fcfs run at 10 000 events/s was a warm-up run."""
+    root = tmp_path / "sweep"
+    shutil.copytree(SWEEP, root)
+    index = pd.read_csv(root / "index.csv", dtype=str, keep_default_na=False)
+    index["warmup"] = np.where(index["run_id"] == "ysb-fcfs-20261122-081616", "true", "false")
+    index["variant"] = np.where(index["policy"] == "default", "base", index["policy"] + "-v")
+    index.to_csv(root / "index.csv", index=False)
+    return root
+
+
+def test_variant_cells_leave_out_warmup_runs_and_compare_with_the_first_variant_at_the_same_rate(tmp_path):
+    runset = load_runset(variant_sweep(tmp_path))
+    assert "ysb-fcfs-20261122-081616" not in {run.run_id for run in runset.runs + runset.invalid_runs}
+    cells = cell_table(runset, baseline({"rate": [10000, 60000], "variant": ["base", "klink-v"]}))
+    assert list(cells.columns[:3]) == ["variant", "rate", "n"]  # the policy is named by its variant
+    cells = cells.set_index(["variant", "rate"])
+    assert cells.loc[("fcfs-v", 10000), "n"] == 1
+    run_means = {}
+    for run in runset.runs:
+        run_means.setdefault((run.params["variant"], run.params["rate"]), []).append(float(np.mean(run.data.latency)))
+    compared = 0
+    for (variant, rate), cell in cells.iterrows():
+        if cell["n"] and cells.loc[("base", rate), "n"]:
+            expected = ratio_interval(run_means[("base", rate)], run_means[(variant, rate)])[0]
+            assert cell["ratio"] == pytest.approx(expected)
+            compared += 1
+    assert compared >= 4
+
+
+def test_cells_show_the_generator_and_taskmanager_load_of_their_runs():
+    runset = load_runset(SWEEP)
+    cells = cell_table(runset, ("policy", "default")).set_index(["policy", "rate"])
+    runs = [run for run in runset.runs if run.params["policy"] == KLINK and run.params["rate"] == 60000]
+    summaries = [json.loads((run.run_dir / "summary.json").read_text()) for run in runs]
+    cell = cells.loc[(KLINK, 60000)]
+    assert cell["generator_events_per_s"] == pytest.approx(
+        np.mean([s["throughput"]["generator_events_per_s"] for s in summaries]))
+    assert cell["generator_behind"] == pytest.approx(np.mean([s["generator"]["behind_fraction"] for s in summaries]))
+    cpu = []
+    for run in runs:
+        resources = pd.read_csv(run.run_dir / "resources.csv")
+        cpu.append(resources[resources["component"].str.startswith("taskmanager")]["cpu_percent"].median())
+    assert cell["taskmanager_cpu_percent"] == pytest.approx(np.mean(cpu))
+    assert 0 < cell["taskmanager_cpu_percent"] <= 100 * 2
+
+
+def test_the_baseline_is_the_first_variant_before_any_policy():
+    assert baseline({"policy": ["rr", "klink"], "variant": ["marked", "unmarked"]}) == ("variant", "marked")
