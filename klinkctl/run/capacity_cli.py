@@ -44,9 +44,6 @@ def capacity_command(bench: click.Command) -> click.Command:
                           "sustainable one."),
         click.Option(["--max-probes"], type=int, default=8, show_default=True, help="Probes at most."),
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
-        click.Option(["--max-behind"], type=float, default=0.01, show_default=True,
-                     help="Share of events the generator may send more than 10 ms late and still keep its "
-                          "schedule (criterion c)."),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
     ]
@@ -55,7 +52,7 @@ def capacity_command(bench: click.Command) -> click.Command:
 
 
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
-             factor: float, precision: float, max_probes: int, max_rate: int | None, max_behind: float,
+             factor: float, precision: float, max_probes: int, max_rate: int | None,
              out: Path | None, **options) -> None:
     from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import capacity as cap
@@ -64,9 +61,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     from klinkctl.run.sweep_cli import format_duration
 
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
-    if not 0 <= max_behind < 1:
-        raise KlinkError(f"--max-behind must be a fraction of events, 0 <= F < 1, got {max_behind}")
-    thresholds = cap.Thresholds(max_behind_fraction=max_behind)
+    thresholds = cap.Thresholds()
     options["duration"] = options["duration"] or cap.PROBE_DURATION
     options["warmup"] = options["warmup"] or cap.PROBE_WARMUP
     config = resolve(config_file, {"workload": workload, **options})

@@ -20,9 +20,10 @@ def windows(latency_ms, every_ms: int = 1000) -> pd.DataFrame:
                          "swm_latency_ms": latency_ms})
 
 
-def summary(offered=40_000.0, behind=0.0, status="completed") -> dict:
+def summary(offered=40_000.0, lag_p99_ms=2.0, status="completed", mean_latency_ms=1_000.0) -> dict:
     return {"status": status, "reason": "" if status == "completed" else "job x ended as FAILED",
-            "throughput": {"generator_events_per_s": offered}, "generator": {"behind_fraction": behind}}
+            "throughput": {"generator_events_per_s": offered}, "generator": {"lag_p99_ms": lag_p99_ms},
+            "swm_latency_ms": {"mean": mean_latency_ms}}
 
 
 def rates(offered=40_000.0, read=40_000.0, span_s=15.0) -> cap.ReadRate:
@@ -83,20 +84,21 @@ def test_a_shortfall_within_a_second_of_events_over_the_span_is_measurement_erro
 
 
 def test_a_generator_behind_schedule_while_flink_reads_everything_is_generator_bound():
-    late = cap.assess(summary(behind=0.05), windows(FLAT), rates(), 40_000)
-    assert late.verdict == cap.GENERATOR and "5.00% of events late" in late.why
+    late = cap.assess(summary(lag_p99_ms=80), windows(FLAT), rates(), 40_000)  # limit: 5 % of 1 000 ms
+    assert late.verdict == cap.GENERATOR and "p99 send lag 80 ms" in late.why and "50 ms" in late.why
+    assert cap.assess(summary(lag_p99_ms=40), windows(FLAT), rates(), 40_000).verdict == cap.SUSTAINABLE
     short = cap.assess(summary(offered=36_000), windows(FLAT), rates(36_000, 36_000), 40_000)  # sent 90 % of the target
     assert short.verdict == cap.GENERATOR
 
 
 def test_a_generator_behind_while_flink_also_falls_behind_is_flinks_limit():
-    verdict = cap.assess(summary(offered=38_000, behind=0.2), windows(GROWING), rates(38_000, 30_000), 40_000)
+    verdict = cap.assess(summary(offered=38_000, lag_p99_ms=400), windows(GROWING), rates(38_000, 30_000), 40_000)
     assert verdict.verdict == cap.FLINK
 
 
 def test_a_failure_while_latency_falls_steeply_is_a_start_up_transient_not_a_verdict():
     catching_up = np.linspace(10_000, 5_000, 14)  # the first job on a fresh TaskManager: read 55 % of the span
-    verdict = cap.assess(summary(behind=0.036), windows(catching_up), rates(read=22_000), 40_000)
+    verdict = cap.assess(summary(lag_p99_ms=90), windows(catching_up), rates(read=22_000), 40_000)
     assert verdict.verdict == cap.UNSTEADY and "not steady state" in verdict.why and "Flink read 55.0%" in verdict.why
     assert cap.assess(summary(), windows(catching_up), rates(), 40_000).verdict == cap.SUSTAINABLE  # caught up
     gentle = np.linspace(1_300, 1_200, 14)  # falling by less than 20 %: a failure is a failure
