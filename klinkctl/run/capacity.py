@@ -316,7 +316,7 @@ def _limit_reason(rate: int | None, passed: int | None, failed: int | None, sett
 
 
 def capacity_document(workload: str, config: dict, stack: dict, directory: Path, result: SearchResult,
-                      settings: SearchSettings, thresholds: Thresholds) -> dict:
+                      settings: SearchSettings, thresholds: Thresholds, warmup_runs: list[str] = ()) -> dict:
     """capacity.json: the rate, what it applies to, and every probe with its criteria (docs/capacity.md)."""
     queries = int(config["queries"])
     return {
@@ -334,6 +334,7 @@ def capacity_document(workload: str, config: dict, stack: dict, directory: Path,
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "search": asdict(settings),
         "thresholds": asdict(thresholds),
+        "warmup_runs": list(warmup_runs),
         "probes": [_probe_entry(probe, queries) for probe in result.probes],
     }
 

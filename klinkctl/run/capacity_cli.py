@@ -43,6 +43,9 @@ def capacity_command(bench: click.Command) -> click.Command:
                      help="Stop once the lowest unsustainable rate is within this fraction of the highest "
                           "sustainable one."),
         click.Option(["--max-probes"], type=int, default=8, show_default=True, help="Probes at most."),
+        click.Option(["--warmup-runs"], type=int, default=1, show_default=True,
+                     help="Runs at the start rate before the first probe, kept but not judged: the first job on "
+                          "a fresh TaskManager runs its code cold and reads far below its steady rate."),
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
@@ -52,7 +55,7 @@ def capacity_command(bench: click.Command) -> click.Command:
 
 
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
-             factor: float, precision: float, max_probes: int, max_rate: int | None,
+             factor: float, precision: float, max_probes: int, max_rate: int | None, warmup_runs: int,
              out: Path | None, **options) -> None:
     from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import capacity as cap
@@ -62,6 +65,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
 
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
     thresholds = cap.Thresholds()
+    if warmup_runs < 0:
+        raise KlinkError(f"--warmup-runs must not be negative, got {warmup_runs}")
     options["duration"] = options["duration"] or cap.PROBE_DURATION
     options["warmup"] = options["warmup"] or cap.PROBE_WARMUP
     config = resolve(config_file, {"workload": workload, **options})
@@ -79,9 +84,10 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
         task = bar.add_task(f"probe 1 at {settings.start_rate} events/s per query", total=settings.max_probes)
         probes: list[Probe] = []
 
-        def run(probe_settings):
-            bar.console.print(f"[probe {len(probes) + 1}/{settings.max_probes} at most] {probe_settings.rate} "
-                              f"events/s per query", markup=False, highlight=False, soft_wrap=True)
+        def run(probe_settings, what: str = ""):
+            what = what or f"probe {len(probes) + 1}/{settings.max_probes} at most"
+            bar.console.print(f"[{what}] {probe_settings.rate} events/s per query", markup=False, highlight=False,
+                              soft_wrap=True)
             return run_bench(spec, probe_settings, directory, processes, progress=lambda line: bar.update(
                 task, description=f"{probe_settings.rate}/s: {line}"))
 
@@ -91,9 +97,11 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
                               markup=False, highlight=False, soft_wrap=True)
 
+        warmups = [str(run(config, f"warm-up run {n + 1}/{warmup_runs}, not judged").run_dir)
+                   for n in range(warmup_runs)]
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
-                                     thresholds)
+                                     thresholds, warmups)
     path = cap.write_capacity(out or directory / "capacity.json", document)
     _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
     click.echo(f"capacity.json: {path}")
@@ -104,7 +112,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
 def _print_result(result: SearchResult, queries: int, took: str) -> None:
     from klinkctl.cli import out
 
-    table = Table("#", "rate/query", "total/s", "verdict", "read", "sent", "late", "latency growth",
+    table = Table("#", "rate/query", "total/s", "verdict", "read", "sent", "lag p99 ms", "latency growth",
                   title=f"capacity probes ({took})")
     for number, probe in enumerate(result.probes, start=1):
         criteria = probe.assessment.criteria
@@ -112,11 +120,15 @@ def _print_result(result: SearchResult, queries: int, took: str) -> None:
         table.add_row(str(number), str(probe.rate), str(probe.rate * queries), probe.assessment.verdict,
                       _percent(values.get("source_read", {}).get("read_fraction")),
                       _percent(values.get("generator", {}).get("achieved_fraction")),
-                      _percent(values.get("generator", {}).get("behind_fraction"), 2),
+                      _number(values.get("generator", {}).get("lag_p99_ms")),
                       _percent(values.get("latency_trend", {}).get("growth_fraction")))
     out.print(table)
     rate = f"{result.rate} events/s per query ({result.rate * queries} in total)" if result.rate else "none found"
     click.echo(f"capacity: {rate}; bottleneck: {result.bottleneck}; {result.stopped}")
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
 
 
 def _percent(value: float | None, digits: int = 1) -> str:
