@@ -378,7 +378,8 @@ public final class KlinkPolicy implements SchedulingPolicy {
             return;
         }
         tr.settled = true;
-        records.addLast(new EstimatorRecord("klink", tr.query, tr.input, tr.pending, tr.klinkPrediction, actualMs, skip));
+        records.addLast(new EstimatorRecord("klink", tr.query, tr.input, tr.pending, tr.klinkPrediction, actualMs,
+                skip));
         records.addLast(new EstimatorRecord("lr", tr.query, tr.input, tr.pending, tr.lrPrediction, actualMs, skip));
     }
 

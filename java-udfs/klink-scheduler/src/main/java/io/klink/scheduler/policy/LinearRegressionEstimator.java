@@ -1,5 +1,7 @@
 package io.klink.scheduler.policy;
 
+import java.util.Arrays;
+
 /**
  * The paper's LR baseline for SWM ingestion estimation (§6.2.5, Fig. 9c: "a simple linear regression
  * technique"; the paper and the thesis §3.5 name no inputs): a least-squares line through the
@@ -106,8 +108,8 @@ public final class LinearRegressionEstimator {
     /** Least squares of y on x, the prediction at x0 and its interval, shifted back by yOrigin. */
     private SwmInterval fit(double[] x, double[] y, double x0, long yOrigin) {
         int n = x.length;
-        double xBar = java.util.Arrays.stream(x).average().orElseThrow();
-        double yBar = java.util.Arrays.stream(y).average().orElseThrow();
+        double xBar = Arrays.stream(x).average().orElseThrow();
+        double yBar = Arrays.stream(y).average().orElseThrow();
         double sxx = 0.0;
         double sxy = 0.0;
         for (int i = 0; i < n; i++) {
