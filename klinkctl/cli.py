@@ -299,7 +299,8 @@ def _print_summary(summary: dict) -> None:
     for name, acc in (summary.get("estimator") or {}).items():
         if acc.get("swms"):
             click.echo(f"estimator {name}: {acc['inside_fraction']:.0%} of {acc['swms']} SWMs inside the predicted "
-                       f"{acc['confidence']:.0%} interval, mean |error| {acc['mean_abs_error_ms']:.0f} ms")
+                       f"{acc['confidence']:.0%} interval (median width {acc['median_width_ms']:.0f} ms), mean |error| "
+                       f"{acc['mean_abs_error_ms']:.0f} ms; skipped {_skipped_text(acc.get('skipped') or {})}")
     acc = summary.get("accuracy") or {}
     if acc.get("windows"):
         click.echo(f"accuracy ({summary.get('sampler', 'none')}): mean error {acc['mean_error']:.2%}, p95 "
@@ -309,6 +310,12 @@ def _print_summary(summary: dict) -> None:
     for flag in summary["flags"]:
         click.echo(f"FLAG: {flag}")
     click.echo(f"status: {summary['status']}" + (f" ({summary['reason']})" if summary["reason"] else ""))
+
+
+def _skipped_text(skipped: dict[str, int]) -> str:
+    """`3 (no_history 2, run_ended 1)`, or `0`."""
+    reasons = ", ".join(f"{reason} {count}" for reason, count in skipped.items())
+    return f"{sum(skipped.values())} ({reasons})" if skipped else "0"
 
 
 main.add_command(capacity_command(bench))

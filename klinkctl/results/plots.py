@@ -212,18 +212,29 @@ def _cycle(values: tuple[str, ...]) -> Iterator[str]:
         yield from values
 
 
+#: Fig. 9c's lower rows: what "inside" rests on (means over repetitions, no interval drawn).
+ESTIMATOR_SPREAD = {"median_width_ms": "median interval width (ms)", "mean_abs_error_ms": "mean |error| (ms)"}
+
+
 def estimator_accuracy(table: pd.DataFrame, panels: list[str]) -> Figure:
     """Fig. 9c: % of SWMs ingested inside the predicted interval, grouped by delay model, one bar per
-    estimator and confidence (and policy, when several policies estimate)."""
+    estimator and confidence (and policy, when several policies estimate); below, the interval's median
+    width and the point estimate's mean |error|, without which "inside" says little."""
     table = table.assign(series=_estimator_labels(table))
     parts = _split(table, panels)
-    figure, axes = _grid(1, len(parts), "Estimator accuracy by delay model and confidence (Fig. 9c)")
-    for ax, (label, rows) in zip(axes[0], parts):
+    figure, axes = _grid(1 + len(ESTIMATOR_SPREAD), len(parts),
+                         "Estimator accuracy by delay model and confidence (Fig. 9c)")
+    for column, (label, rows) in enumerate(parts):
+        ax = axes[0][column]
         _bars_with_ci(ax, rows, "delay", "series")
         for level in sorted(rows["confidence"].unique()):
             ax.axhline(100 * level, color="grey", linewidth=0.8, linestyle=":")
         ax.set_ylim(0, 105)
         _finish(ax, label, None, "SWMs inside the interval (%)")
+        for row, (metric, ylabel) in enumerate(ESTIMATOR_SPREAD.items(), start=1):
+            spread = rows.assign(mean=rows[metric], ci_low=np.nan, ci_high=np.nan)
+            _bars_with_ci(axes[row][column], spread, "delay", "series")
+            _finish(axes[row][column], "", None, ylabel, legend=False)
     return figure
 
 

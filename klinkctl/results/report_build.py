@@ -79,7 +79,9 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda table, rs: plots.resources_over_time(table, rs.others()), _resources_shown),
     FigureSpec("9c", "Estimator accuracy", "Percentage of SWMs ingested inside the interval the estimator "
                "predicted for them (summary.json → estimator, warm-up excluded), by delay model; one bar per "
-               "estimator and confidence f (dotted: the target f); error bars = t interval over the runs.",
+               "estimator and confidence f (dotted: the target f); error bars = t interval over the runs. Below: "
+               "the intervals' median width and the point estimate's mean |error| (means over the runs); SWMs "
+               "not scored are counted per reason in summary.json → estimator → skipped.",
                lambda rs: "fig9c_estimator_accuracy", report.estimator_accuracy,
                lambda table, rs: plots.estimator_accuracy(table, rs.others("delay", "confidence"))),
     FigureSpec("9d", "Scheduler overhead", "Mean time the runtime scheduler takes per cycle (collect, decide, "

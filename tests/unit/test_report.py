@@ -264,7 +264,12 @@ def test_scheduler_and_estimator_fall_back_to_the_csvs(tmp_path):
     expected = run_summary.scheduler_overhead(pd.read_csv(run_dir / "scheduler.csv"))
     assert report.scheduler_overhead(runset)["cycles"].iloc[0] == expected["cycles"] == 100
     accuracy = report.estimator_accuracy(runset).set_index("estimator")
-    assert accuracy.loc["klink", "mean"] == 100.0 and accuracy.loc["lr", "swms"] == 24
+    swms = pd.read_csv(run_dir / "estimator.csv")
+    measured_lr = swms[(swms["estimator"] == "lr") & (swms["deadline_ms"] >= summary["warmup_until_ms"])]
+    assert accuracy.loc["klink", "mean"] == 100.0 and accuracy.loc["lr", "swms"] == len(measured_lr) == 22
+    assert accuracy.loc["lr", "median_width_ms"] == pytest.approx(
+        (measured_lr["t_max_ms"] - measured_lr["t_min_ms"]).median())
+    assert accuracy.loc["lr", "skipped"] == 0  # an estimator.csv from before the skipped column
 
 
 def test_a_default_run_alone_has_no_scheduler_or_estimator_data():

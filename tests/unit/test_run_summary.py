@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from klinkctl.results.summary import build_summary, windows_expected, write_summary
 from klinkctl.run.collectors import LATENCY_COLUMNS, CsvTable, query_of
 from klinkctl.run.bench import drain_ms
@@ -51,17 +53,63 @@ def test_drain_covers_delay_bound_and_watermark_interval():
     assert drain_ms(BenchConfig(delay="const:300ms", watermark_bound_ms=1000, watermark_interval_ms=200)) == 3500
 
 
-def test_estimator_accuracy_counts_swms_inside_their_interval_after_the_warmup(tmp_path):
+ESTIMATOR_HEADER = ("estimator,confidence,query,input,deadline_ms,predicted_mean_ms,sigma_ms,t_min_ms,t_max_ms,"
+                    "actual_ms,inside,error_ms,skipped\n")
+
+
+def test_estimator_accuracy_reports_inside_width_and_error_of_the_measured_swms(tmp_path):
     (tmp_path / "estimator.csv").write_text(
-        "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms\n"
-        "klink,0.95,q00,q00,1000,2000.0,10.0,1980.4,2019.6,500,false,-1500.0\n"  # before warm-up end
-        "klink,0.95,q00,q00,4000,5000.0,10.0,4980.4,5019.6,5010,true,10.0\n"
-        "klink,0.95,q01,q01,4000,5000.0,10.0,4980.4,5019.6,5050,false,50.0\n"
-        "lr,0.95,q00,q00,4000,5000.0,30.0,4941.2,5058.8,5010,true,10.0\n")
+        ESTIMATOR_HEADER
+        + "klink,0.95,q00,q00,900,2000.0,10.0,1980.4,2019.6,1100,false,-900.0,\n"  # window of the warm-up
+        "klink,0.95,q00,q00,4000,5000.0,10.0,4980.4,5019.6,5010,true,10.0,\n"
+        "klink,0.95,q01,q01,4000,5000.0,10.0,4900.0,5100.0,5050,true,50.0,\n"
+        "klink,0.95,q00,q00,7000,8000.0,10.0,7000.0,9000.0,8400,true,400.0,\n"
+        "klink,0.95,q00,q00,11000,12000.0,10.0,11980.4,12019.6,,,,run_ended\n"  # after the generator's end
+        "lr,0.95,q00,q00,4000,5000.0,30.0,4941.2,5058.8,5010,true,10.0,\n")
     summary = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})
-    assert summary["estimator"]["klink"] == {"swms": 2, "inside_fraction": 0.5, "mean_abs_error_ms": 30.0,
-                                            "confidence": 0.95}
-    assert summary["estimator"]["lr"]["inside_fraction"] == 1.0
+    klink = summary["estimator"]["klink"]
+    assert klink["swms"] == 3 and klink["inside_fraction"] == 1.0
+    assert klink["median_width_ms"] == pytest.approx(200.0)  # widths 39.2, 200, 2000
+    assert klink["mean_abs_error_ms"] == pytest.approx(460 / 3)  # |10|, |50|, |400|: the predicted mean's error
+    assert klink["skipped"] == {} and klink["confidence"] == 0.95
+    assert summary["estimator"]["lr"]["median_width_ms"] == pytest.approx(117.6)
+
+
+def test_estimator_accuracy_counts_the_skipped_swms_per_reason_and_scores_only_the_rest(tmp_path):
+    (tmp_path / "estimator.csv").write_text(
+        ESTIMATOR_HEADER
+        + "klink,0.9,q00,q00,2000,2000.0,120.0,1846.2,2153.8,2300,,,no_history\n"
+        "lr,0.9,q00,q00,2000,2000.0,0.0,2000.0,2000.0,2300,,,no_history\n"
+        "klink,0.9,q00,q00,5000,5300.0,5.0,5293.6,5306.4,,,,ingested_before_prediction\n"
+        "lr,0.9,q00,q00,5000,5300.0,0.0,5300.0,5300.0,,,,ingested_before_prediction\n"
+        "klink,0.9,q00,q00,8000,8300.0,5.0,8293.6,8306.4,8301,true,1.0,\n"
+        "lr,0.9,q00,q00,8000,8300.0,0.0,8300.0,8300.0,8301,false,1.0,\n"
+        "klink,0.9,q01,q01,8000,8300.0,5.0,8293.6,8306.4,,,,run_ended\n"
+        "lr,0.9,q01,q01,8000,8300.0,0.0,8300.0,8300.0,,,,run_ended\n")
+    estimator = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})["estimator"]
+    for name, inside in (("klink", 1.0), ("lr", 0.0)):
+        assert estimator[name]["swms"] == 1 and estimator[name]["inside_fraction"] == inside
+        assert estimator[name]["mean_abs_error_ms"] == 1.0
+        assert estimator[name]["skipped"] == {"ingested_before_prediction": 1, "no_history": 1, "run_ended": 1}
+
+
+def test_an_estimator_with_every_swm_skipped_has_no_accuracy(tmp_path):
+    (tmp_path / "estimator.csv").write_text(
+        ESTIMATOR_HEADER + "klink,0.95,q00,q00,2000,2000.0,120.0,1764.8,2235.2,2300,,,no_history\n")
+    summary = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})
+    assert summary["estimator"]["klink"] == {"swms": 0, "inside_fraction": None, "median_width_ms": None,
+                                             "mean_abs_error_ms": None, "confidence": 0.95,
+                                             "skipped": {"no_history": 1}}
+    write_summary(tmp_path, summary)  # valid JSON: no NaN
+    assert json.loads((tmp_path / "summary.json").read_text())["estimator"]["klink"]["swms"] == 0
+
+
+def test_an_estimator_csv_without_the_skipped_column_scores_every_row(tmp_path):
+    (tmp_path / "estimator.csv").write_text(
+        "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,"
+        "error_ms\nklink,0.95,q00,q00,4000,5000.0,10.0,4980.4,5019.6,5050,false,50.0\n")
+    klink = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})["estimator"]["klink"]
+    assert (klink["swms"], klink["inside_fraction"], klink["skipped"]) == (1, 0.0, {})
 
 
 def test_scheduler_overhead_is_the_cycle_time_in_microseconds(tmp_path):
@@ -137,3 +185,15 @@ def test_an_expected_window_without_a_row_is_counted_censored_per_query(tmp_path
     assert summary["windows_censored"] == {"q00": 2, "q01": 0} and summary["windows_censored_total"] == 2
     assert summary["swm_latency_ms"]["lower_bound"] is True
     assert summary["flags"][0].startswith("2 of 7 windows never fired") and "q00: 2" in summary["flags"][0]
+
+
+def test_the_bench_prints_width_error_and_skipped_next_to_inside(tmp_path, capsys):
+    from klinkctl.cli import _print_summary
+    (tmp_path / "estimator.csv").write_text(
+        ESTIMATOR_HEADER
+        + "klink,0.95,q00,q00,4000,5000.0,10.0,4900.0,5100.0,5050,true,50.0,\n"
+        "klink,0.95,q00,q00,7000,8000.0,10.0,7000.0,9000.0,,,,run_ended\n")
+    _print_summary(build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {}))
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("estimator klink"))
+    assert line == ("estimator klink: 100% of 1 SWMs inside the predicted 95% interval (median width 200 ms), "
+                    "mean |error| 50 ms; skipped 1 (run_ended 1)")

@@ -34,7 +34,7 @@ public final class Scheduler {
 
     public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why";
     public static final String ESTIMATOR_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
-            + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms";
+            + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms,skipped";
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
     private static final List<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
@@ -138,6 +138,10 @@ public final class Scheduler {
             }
         }
         long suspensions = TaskGate.suspensions() - suspensionsAtActivation;
+        if (policy instanceof KlinkPolicy klink && estimatorCsv != null) {
+            klink.finish(); // predictions still pending: skipped rows, so every prediction has its row
+            writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
+        }
         if (policy != null) {
             System.out.println("klink-scheduler: policy " + policy.name() + " ran " + cycles + " cycles; tasks "
                     + "suspended themselves " + suspensions + " times; " + resumed + " resumed now; up to "
@@ -278,13 +282,20 @@ public final class Scheduler {
         return Math.min(1.0, (double) used / max);
     }
 
-    /** One row per SWM: Klink's (and the LR baseline's) predicted interval and the actual ingestion. */
+    /**
+     * One row per predicted SWM and estimator: Klink's (and the LR baseline's) predicted interval and
+     * the actual ingestion; a skipped SWM has its reason in {@code skipped}, empty {@code inside} and
+     * {@code error_ms}, and {@code actual_ms} only when it was observed.
+     */
     private void writeEstimatorRows(List<EstimatorRecord> records, double confidence) {
         for (EstimatorRecord r : records) {
             SwmInterval p = r.predicted();
+            boolean scored = r.scored();
             estimatorCsv.append(String.join(",", r.estimator(), Double.toString(confidence), r.queryId(),
                     r.inputQueryId(), Long.toString(r.deadlineMs()), ms(p.meanMs()), ms(p.sigmaMs()), ms(p.tMinMs()),
-                    ms(p.tMaxMs()), Long.toString(r.actualMs()), Boolean.toString(r.inside()), ms(r.errorMs())));
+                    ms(p.tMaxMs()), r.actualKnown() ? Long.toString(r.actualMs()) : "",
+                    scored ? Boolean.toString(r.inside()) : "", scored ? ms(r.errorMs()) : "",
+                    scored ? "" : r.skipped().csvName()));
         }
     }
 

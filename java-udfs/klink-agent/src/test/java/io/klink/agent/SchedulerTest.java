@@ -102,6 +102,37 @@ class SchedulerTest {
     }
 
     @Test
+    void klinkWritesEveryPredictedSwmToEstimatorCsvWithItsSkipReason(@TempDir Path runDir) throws Exception {
+        for (TaskInfo info : List.of(new TaskInfo("src", "q00", "q00/source", 0, -1, true, false, false, List.of()),
+                new TaskInfo("win", "q00", "q00/window", 0, -1, false, true, false, List.of()))) {
+            handles.add(new TaskHandle(info, Thread.currentThread(), new FakeProbe())); // progress keyed by thread
+        }
+        try {
+            scheduler.apply(new ControlFile("klink", Map.of("r", "100"), runDir));
+            io.klink.scheduler.WindowProgress.report(500, 1000);
+            scheduler.cycle(700);
+            io.klink.scheduler.WindowProgress.report(1100, 1000);
+            scheduler.cycle(800);                    // crossing between the cycles, no history yet
+            io.klink.scheduler.WindowProgress.report(1100, 2000);
+            scheduler.cycle(900);                    // the window fired; deadline 2000 pending
+            scheduler.deactivate();                  // ... and never reached
+        } finally {
+            io.klink.scheduler.WindowProgress.report(io.klink.scheduler.TaskSnapshot.NO_WATERMARK,
+                    io.klink.scheduler.TaskSnapshot.NO_DEADLINE);
+        }
+        List<String> rows = Files.readAllLines(runDir.resolve("estimator.csv"));
+        assertEquals(Scheduler.ESTIMATOR_HEADER, rows.get(0));
+        assertEquals(5, rows.size(), String.join("\n", rows));
+        String[] seen = rows.get(1).split(",", -1);
+        // interpolated: 700 + (1000 − 500) / (1100 − 500) · 100 = 783
+        assertEquals(List.of("klink", "1000", "783", "", "", "no_history"),
+                List.of(seen[0], seen[4], seen[9], seen[10], seen[11], seen[12]));
+        String[] ended = rows.get(4).split(",", -1);
+        assertEquals(List.of("lr", "2000", "", "", "", "run_ended"),
+                List.of(ended[0], ended[4], ended[9], ended[10], ended[11], ended[12]));
+    }
+
+    @Test
     void everyPolicyRunsACycleOnTheFramework(@TempDir Path runDir) {
         addTasks(6);
         for (String name : io.klink.scheduler.policy.Policies.NAMES) {

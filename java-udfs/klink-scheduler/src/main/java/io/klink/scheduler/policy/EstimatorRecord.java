@@ -2,14 +2,16 @@ package io.klink.scheduler.policy;
 
 /**
  * One SWM, the interval an estimator predicted for it at the start of its epoch, and when it was
- * actually ingested: the row behind the paper's estimation-accuracy figure (§6.2.5, Fig. 9c).
+ * actually ingested: the row behind the paper's estimation-accuracy figure (§6.2.5, Fig. 9c). A
+ * skipped record ({@link #skipped} non-null) is not scored; its actual time may be unknown.
  *
  * @param estimator     {@code "klink"} or {@code "lr"}
  * @param queryId       the windowed query whose window the SWM closes
  * @param inputQueryId  the input stream that ingested it (= queryId except for join inputs)
  * @param deadlineMs    the window's event-time deadline
  * @param predicted     the prediction made when the window became the next to fire
- * @param actualMs      observed ingestion time (wall ms)
+ * @param actualMs      observed ingestion time (wall ms), or {@link #UNKNOWN}
+ * @param skipped       why the SWM is not scored, null if it is
  */
 public record EstimatorRecord(
         String estimator,
@@ -17,15 +19,33 @@ public record EstimatorRecord(
         String inputQueryId,
         long deadlineMs,
         SwmInterval predicted,
-        long actualMs) {
+        long actualMs,
+        SwmSkip skipped) {
 
-    /** True if the SWM was ingested inside the predicted [t_min, t_max]. */
-    public boolean inside() {
-        return predicted.contains(actualMs);
+    /** {@link #actualMs} when the ingestion time was not observed. */
+    public static final long UNKNOWN = Long.MIN_VALUE;
+
+    /** A scored record. */
+    public EstimatorRecord(String estimator, String queryId, String inputQueryId, long deadlineMs,
+                           SwmInterval predicted, long actualMs) {
+        this(estimator, queryId, inputQueryId, deadlineMs, predicted, actualMs, null);
     }
 
-    /** Actual − predicted mean, ms. */
+    public boolean scored() {
+        return skipped == null;
+    }
+
+    public boolean actualKnown() {
+        return actualMs != UNKNOWN;
+    }
+
+    /** True if the SWM was ingested inside the predicted [t_min, t_max] (false when not scored). */
+    public boolean inside() {
+        return scored() && predicted.contains(actualMs);
+    }
+
+    /** Actual − predicted mean (the point estimate's error), ms; NaN when the actual time is unknown. */
     public double errorMs() {
-        return actualMs - predicted.meanMs();
+        return actualKnown() ? actualMs - predicted.meanMs() : Double.NaN;
     }
 }

@@ -44,9 +44,13 @@ public final class KlinkEstimator {
         history.add(delayMs);
     }
 
-    /** An SWM ended the epoch (Alg. 2 NextEpoch). */
-    public void closeEpoch() {
-        history.closeEpoch();
+    /**
+     * An SWM ended the epoch (Alg. 2 NextEpoch).
+     *
+     * @return true if the epoch had delay samples and was pushed into the history
+     */
+    public boolean closeEpoch() {
+        return history.closeEpoch();
     }
 
     public EpochHistory history() {

@@ -30,11 +30,15 @@ import java.util.TreeMap;
  *         <li>SWM ingestion: the first cycle in which u's ingested watermark reaches j's pending
  *             deadline D. When the crossing happened between two observed cycles its time is
  *             interpolated linearly between them ({@link #crossingTime}); otherwise (D was already
- *             passed when it became pending) it is known only as "≤ now" and not recorded;</li>
- *         <li>epoch boundary: j's next deadline changes (the window fired). The estimator's epoch is
- *             closed and a prediction for the new deadline is made and kept. When the SWM of that
- *             deadline is seen, an {@link EstimatorRecord} is queued for Klink and for the LR
- *             baseline ({@link #drainEstimatorRecords}).</li>
+ *             passed when it became pending) it is known only as "≤ now";</li>
+ *         <li>epoch boundary: j's next deadline changes (the window fired). Klink's epoch is closed
+ *             and, when it was pushed, the LR baseline gets the same epoch (its SWM point, if the
+ *             crossing was observed), so both predict from the same h epochs. A prediction of each for
+ *             the new deadline is made and kept.</li>
+ *         <li>Every prediction ends as one {@link EstimatorRecord} per estimator
+ *             ({@link #drainEstimatorRecords}): scored when its SWM's crossing was observed and both
+ *             estimators had history, otherwise skipped with its {@link SwmSkip} reason — also for
+ *             predictions still pending when the query's tasks vanish or the run ends ({@link #finish}).</li>
  *       </ul></li>
  *   <li><b>Slack</b> of each pair (u, j), with cost = time to drain every queue on u's and j's
  *       pipeline ({@link KlinkMath#drainCostNs}):
@@ -73,9 +77,6 @@ import java.util.TreeMap;
  */
 public final class KlinkPolicy implements SchedulingPolicy {
 
-    /** Estimator records kept until drained; older ones are dropped first. */
-    public static final int MAX_RECORDS = 10_000;
-
     private static final long NONE = Long.MIN_VALUE;
 
     private final PolicyConfig config;
@@ -104,7 +105,14 @@ public final class KlinkPolicy implements SchedulingPolicy {
         long pending = TaskSnapshot.NO_DEADLINE;
         SwmInterval klinkPrediction;
         SwmInterval lrPrediction;
+        /** Both estimators had history when the pending prediction was made. */
+        boolean predictedWithHistory;
+        /** The pending prediction's records were queued (scored or skipped). */
+        boolean settled = true;
+        /** Ingestion time of the pending SWM, or now when it was seen late (for the slack). */
         long ingestedAt = NONE;
+        /** Interpolated crossing time of the pending SWM, or UNKNOWN when not observed. */
+        long observedAt = EstimatorRecord.UNKNOWN;
         long lastWm = TaskSnapshot.NO_WATERMARK;
 
         Tracker(String input, String query, PolicyConfig c) {
@@ -165,7 +173,16 @@ public final class KlinkPolicy implements SchedulingPolicy {
         return t == null ? null : t.klink;
     }
 
-    /** Returns and forgets the estimator records collected so far, oldest first. */
+    /** The LR baseline of the same pair as {@link #estimator}, or null if that pair has not been observed yet. */
+    public LinearRegressionEstimator baseline(String inputQuery, String windowQuery) {
+        Tracker t = trackers.get(key(inputQuery, windowQuery));
+        return t == null ? null : t.lr;
+    }
+
+    /**
+     * Returns and forgets the estimator records collected so far, oldest first. The caller drains them
+     * every cycle (the agent does), so the queue holds one cycle's records.
+     */
     public List<EstimatorRecord> drainEstimatorRecords() {
         List<EstimatorRecord> out = new ArrayList<>(records);
         records.clear();
@@ -316,28 +333,69 @@ public final class KlinkPolicy implements SchedulingPolicy {
                     if (crossingSeen) {
                         long t = crossingTime(prevNow, tr.lastWm, now, wm, tr.pending);
                         tr.ingestedAt = t;
-                        addRecord(new EstimatorRecord("klink", unit, u, tr.pending, tr.klinkPrediction, t));
-                        addRecord(new EstimatorRecord("lr", unit, u, tr.pending, tr.lrPrediction, t));
-                        tr.lr.recordSwm(t);
+                        tr.observedAt = t;
+                        settle(tr, t, tr.predictedWithHistory ? null : SwmSkip.NO_HISTORY);
                     } else {
                         tr.ingestedAt = now;
+                        settle(tr, EstimatorRecord.UNKNOWN, SwmSkip.CROSSING_NOT_OBSERVED);
                     }
                 }
                 long d = topo.deadline(unit);
                 if (tr.pending != TaskSnapshot.NO_DEADLINE && d != tr.pending) {
-                    tr.klink.closeEpoch(); // Alg. 2 NextEpoch: the window fired
+                    settle(tr, EstimatorRecord.UNKNOWN, SwmSkip.DEADLINE_CHANGED);
+                    if (tr.klink.closeEpoch()) { // Alg. 2 NextEpoch: the window fired
+                        tr.lr.addEpoch(tr.pending, tr.observedAt);
+                    }
                     tr.pending = TaskSnapshot.NO_DEADLINE;
                 }
                 if (tr.pending == TaskSnapshot.NO_DEADLINE && d != TaskSnapshot.NO_DEADLINE) {
-                    tr.pending = d;
-                    tr.ingestedAt = known && wm >= d ? now : NONE;
-                    tr.klinkPrediction = tr.klink.predict(d);
-                    tr.lrPrediction = tr.lr.predict(d);
+                    predict(tr, d);
+                    if (known && wm >= d) {
+                        tr.ingestedAt = now;
+                        settle(tr, EstimatorRecord.UNKNOWN, SwmSkip.INGESTED_BEFORE_PREDICTION);
+                    }
                 }
                 tr.lastWm = wm;
             }
         }
-        trackers.keySet().retainAll(live);
+        trackers.entrySet().removeIf(e -> !live.contains(e.getKey()) && endTracker(e.getValue()));
+    }
+
+    /** The pending deadline's predictions, made when its window became the next to fire. */
+    private static void predict(Tracker tr, long deadline) {
+        tr.pending = deadline;
+        tr.ingestedAt = NONE;
+        tr.observedAt = EstimatorRecord.UNKNOWN;
+        tr.klinkPrediction = tr.klink.predict(deadline);
+        tr.lrPrediction = tr.lr.predict(deadline);
+        tr.predictedWithHistory = tr.klink.history().epochs() > 0 && tr.lr.hasHistory();
+        tr.settled = false;
+    }
+
+    /** Queues the pending prediction's records, once: scored if {@code skip} is null. */
+    private void settle(Tracker tr, long actualMs, SwmSkip skip) {
+        if (tr.settled) {
+            return;
+        }
+        tr.settled = true;
+        records.addLast(new EstimatorRecord("klink", tr.query, tr.input, tr.pending, tr.klinkPrediction, actualMs,
+                skip));
+        records.addLast(new EstimatorRecord("lr", tr.query, tr.input, tr.pending, tr.lrPrediction, actualMs, skip));
+    }
+
+    /** A tracker is dropped: its pending prediction, if any, ends unseen. Always true (for removeIf). */
+    private boolean endTracker(Tracker tr) {
+        settle(tr, EstimatorRecord.UNKNOWN, SwmSkip.RUN_ENDED);
+        return true;
+    }
+
+    /**
+     * The run ends (the scheduler is deactivated): every pending prediction is queued as skipped
+     * ({@link SwmSkip#RUN_ENDED}); drain the records afterwards.
+     */
+    public void finish() {
+        trackers.values().forEach(this::endTracker);
+        trackers.clear();
     }
 
     /**
@@ -364,16 +422,6 @@ public final class KlinkPolicy implements SchedulingPolicy {
             }
         }
         return true;
-    }
-
-    private void addRecord(EstimatorRecord r) {
-        if (r.predicted() == null) {
-            return;
-        }
-        if (records.size() >= MAX_RECORDS) {
-            records.removeFirst();
-        }
-        records.addLast(r);
     }
 
     // ------------------------------------------------------------------ slack
