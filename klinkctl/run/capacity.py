@@ -29,8 +29,8 @@ from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
 #: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
-PROBE_DURATION = "20s"
-PROBE_WARMUP = "5s"
+PROBE_DURATION = "30s"
+PROBE_WARMUP = "6s"
 #: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
 METRICS_RESOLUTION_S = 1.0
 

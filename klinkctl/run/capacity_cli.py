@@ -28,7 +28,7 @@ bisection. Sustainable (Karimov et al., ICDE'18): SWM latency does not trend upw
 >= 99 % of what the generator offered, the generator kept its schedule. Every probe is kept in
 results/capacity-<workload>-<time>/; capacity.json says the rate, the bottleneck (flink, generator, or
 not reached) and why each probe passed or failed. Takes every bench option but --rate; --duration and
---warmup default to 20s and 4s per probe. See docs/capacity.md."""
+--warmup default to 30s and 6s per probe. See docs/capacity.md."""
 
 
 def capacity_command(bench: click.Command) -> click.Command:
