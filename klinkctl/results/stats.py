@@ -146,3 +146,17 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float]:
         return (mean, mean)
     low, high = sps.t.interval(confidence, data.size - 1, loc=mean, scale=sem)
     return (float(low), float(high))
+
+
+def latency_trend(window_end_ms, latency_ms, confidence: float = 0.95) -> dict[str, float] | None:
+    """Theil-Sen slope (``scipy.stats.theilslopes``) of latency over window end time: ``slope_ms_per_s`` with
+    its CI at ``confidence``, ``span_s``, ``mean_ms`` and ``growth_fraction`` = slope × span / mean, how much the
+    latency grew over the span relative to its mean. None with fewer than 2 distinct window ends."""
+    seconds = (_as_array(window_end_ms) - np.min(window_end_ms, initial=0)) / 1000 if len(window_end_ms) else None
+    latency = _as_array(latency_ms)
+    if seconds is None or np.ptp(seconds) == 0:
+        return None
+    slope, _, low, high = sps.theilslopes(latency, seconds, alpha=confidence)
+    mean, span_s = float(latency.mean()), float(np.ptp(seconds))
+    return {"slope_ms_per_s": float(slope), "slope_ci_ms_per_s": [float(low), float(high)], "span_s": span_s,
+            "mean_ms": mean, "growth_fraction": float(slope * span_s / mean) if mean > 0 else 0.0}

@@ -20,12 +20,14 @@ import pandas as pd
 
 from klinkctl.results import groups
 from klinkctl.results.report import Run, RunSet
-from klinkctl.results.tables import read_table
+from klinkctl.results import stats
+from klinkctl.results.tables import measured_rows, read_table
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
 BASELINE_KEYS = ("variant", "policy", "sampler")
 VARIANT = "variant"
-LOAD = ("generator_events_per_s", "source_records_per_s", "generator_behind", "taskmanager_cpu_percent")
+LOAD = ("generator_events_per_s", "source_records_per_s", "generator_behind", "taskmanager_cpu_percent",
+        "latency_growth")
 ACCURACY = {"mean_error": "mean_error", "max_error": "max_error", "within_target": "within_target_fraction",
             "sampling_rate": "mean_sampling_rate"}
 OTHER_METRICS = (*LOAD, *ACCURACY)
@@ -48,6 +50,7 @@ def _run_row(run: Run) -> dict[str, Any]:
             "source_records_per_s": throughput.get("flink_source_records_per_s"),
             "generator_behind": (summary.get("generator") or {}).get("behind_fraction"),
             "taskmanager_cpu_percent": taskmanager_cpu_percent(run.run_dir),
+            "latency_growth": latency_growth(run),
             **{column: accuracy.get(key) for column, key in ACCURACY.items()}}
 
 
@@ -63,6 +66,18 @@ def taskmanager_cpu_percent(run_dir) -> float:
         return np.nan
     taskmanagers = resources[resources["component"].astype(str).str.startswith("taskmanager")]
     return float(taskmanagers.groupby("time")["cpu_percent"].sum().median()) if len(taskmanagers) else np.nan
+
+
+def latency_growth(run: Run) -> float:
+    """How much SWM latency grew over the run's measured span, as a fraction of its mean (Theil-Sen slope ×
+    span / mean, stats.latency_trend): about 0 for a sustainable load, growing past the capacity."""
+    latency, bench = read_table(run.run_dir / "latency.csv"), run.config.get("bench") or {}
+    start = run.summary.get("warmup_until_ms")
+    if latency.empty or start is None or "duration_ms" not in bench:
+        return np.nan
+    measured = measured_rows(latency, start - int(bench.get("warmup_ms", 0)) + int(bench["duration_ms"]))
+    trend = stats.latency_trend(measured["window_end"].to_numpy(), measured["swm_latency_ms"].to_numpy())
+    return trend["growth_fraction"] if trend else np.nan
 
 
 def cell_keys(runs: pd.DataFrame, varying: list[str]) -> list[str]:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from klinkctl.results import stats as latency_stats
 from klinkctl.results.validity import MAX_LAG_FRACTION
 from klinkctl.errors import KlinkError
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
@@ -75,15 +76,12 @@ def latency_trend(window_end_ms: np.ndarray, latency_ms: np.ndarray, thresholds:
     if n < thresholds.min_trend_windows:
         return Criterion(True, f"only {n} measured windows, fewer than {thresholds.min_trend_windows}: no trend "
                                "can be decided", {"windows": n})
-    seconds = (np.asarray(window_end_ms, float) - np.min(window_end_ms)) / 1000
-    latency = np.asarray(latency_ms, float)
-    if np.ptp(seconds) == 0:
+    trend = latency_stats.latency_trend(window_end_ms, latency_ms, thresholds.confidence)
+    if trend is None:
         return Criterion(True, f"all {n} windows end at the same time: no trend can be decided", {"windows": n})
-    slope, _, low, high = stats.theilslopes(latency, seconds, alpha=thresholds.confidence)
-    mean, span_s = float(latency.mean()), float(np.ptp(seconds))
-    growth = slope * span_s / mean if mean > 0 else 0.0
-    values = {"windows": n, "slope_ms_per_s": float(slope), "slope_ci_ms_per_s": [float(low), float(high)],
-              "span_s": span_s, "mean_ms": mean, "growth_fraction": float(growth)}
+    values = {"windows": n, **trend}
+    slope, (low, high), mean = trend["slope_ms_per_s"], trend["slope_ci_ms_per_s"], trend["mean_ms"]
+    growth, span_s = trend["growth_fraction"], trend["span_s"]
     described = (f"latency slope {slope:+.1f} ms/s (CI {low:+.1f}..{high:+.1f}), {growth:+.0%} of the mean "
                  f"{mean:.0f} ms over {span_s:.0f} s")
     if low > 0 and growth > thresholds.max_growth_fraction:

@@ -136,7 +136,7 @@ def _print_cells(target: Sweep, console: Console) -> None:
 #: Short headers for cells.csv's columns, so the table fits a terminal.
 CELL_HEADERS = {"mean_ms": "mean ms [CI]", "p99_ms": "p99 ms [CI]", "source_records_per_s": "source rec/s",
                 "generator_events_per_s": "gen ev/s", "generator_behind": "gen behind",
-                "taskmanager_cpu_percent": "TM cpu %",
+                "taskmanager_cpu_percent": "TM cpu %", "latency_growth": "growth",
                 "mean_error": "error", "max_error": "max error", "within_target": "in target",
                 "sampling_rate": "sampled", "ratio": "mean × [CI]", "n_invalid": "invalid"}
 CI_SUFFIXES = ("_ci_low", "_ci_high")
@@ -161,7 +161,7 @@ def _cell(value: object, column: str) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
-        if column.endswith(("error", "rate", "target", "behind")) and "records" not in column:
+        if column.endswith(("error", "rate", "target", "behind", "growth")) and "records" not in column:
             return f"{value:.1%}"
         return f"{value:.2f}" if column.endswith("ratio") else f"{value:.0f}"
     return str(value)

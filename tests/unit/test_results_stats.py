@@ -122,3 +122,13 @@ def test_undefined_comparisons_give_nan_and_no_verdict():
     assert math.isnan(empty["ratio_mean"]) and math.isnan(empty["mannwhitney_p"]) and empty["significant"] is None
     zero_mean = compare_samples([0.0, 0.0, 0.0], [1.0, 2.0, 3.0])
     assert math.isnan(zero_mean["ratio_mean"]) and zero_mean["significant"] is None
+
+
+def test_latency_trend_is_the_growth_over_the_span_relative_to_the_mean():
+    from klinkctl.results.stats import latency_trend
+    ends = np.arange(0, 11_000, 1000)  # 11 windows over 10 s
+    trend = latency_trend(ends, 1000 + 0.03 * ends)  # +30 ms/s
+    assert trend["slope_ms_per_s"] == pytest.approx(30) and trend["span_s"] == 10
+    assert trend["growth_fraction"] == pytest.approx(300 / 1150)
+    assert latency_trend(ends, np.full(11, 500.0))["growth_fraction"] == 0
+    assert latency_trend([5000, 5000], [1.0, 2.0]) is None
