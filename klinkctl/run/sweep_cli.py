@@ -73,7 +73,9 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     if dry_run:
         _print_plan(runs, existing)
     elif not runs:
-        click.echo(f"all {len(existing.runs)} runs of {resume} completed; nothing to run")
+        click.echo(f"all {len(existing.runs)} runs of {resume} completed; nothing to run; its cells:")
+        from klinkctl.cli import console
+        _print_cells(existing, console)
     else:
         _run(existing, spec, runs, state_dir, results_dir)
 
@@ -163,7 +165,9 @@ def _cell(value: object, column: str) -> str:
             return "-"
         if column.endswith(("error", "rate", "target", "behind", "growth")) and "records" not in column:
             return f"{value:.1%}"
-        return f"{value:.2f}" if column.endswith("ratio") else f"{value:.0f}"
+        if column.endswith("ratio"):
+            return f"{value:.2f}"
+        return f"{value:.0f}" if abs(value) >= 100 or value.is_integer() else f"{value:.3g}"
     return str(value)
 
 
