@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from rich import box
 from rich.console import Console
+from rich.markup import escape  # labels such as klink[priority,C=2] are not markup
 from rich.table import Table
 
 from klinkctl.errors import KlinkError
@@ -201,7 +202,7 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
     table = _new_table(
         ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif."), ("group",))
     for _, row in frame.iterrows():
-        table.add_row(str(row["label"]), str(row["n"]), str(row["n_invalid"]),
+        table.add_row(escape(str(row["label"])), str(row["n"]), str(row["n_invalid"]),
                       _with_ci(row["mean_ms"], row["mean_ci_low"], row["mean_ci_high"]),
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
@@ -221,7 +222,7 @@ def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
     for _, row in frame.iterrows():
         status = row["status"] or "—"
         table.add_row(
-            str(row["run"]), str(row["label"]), status.upper() if status in INCOMPLETE else status,
+            escape(str(row["run"])), escape(str(row["label"])), status.upper() if status in INCOMPLETE else status,
             "yes" if row["valid"] else f"no: {row['invalid_reasons']}", str(row["windows"]),
             _with_ci(row["mean"], row["mean_within_run_ci_low"], row["mean_within_run_ci_high"]),
             _num(row["p50"]),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
+from rich.markup import escape  # labels such as klink[priority,C=2] are not markup
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -127,7 +128,7 @@ def _print_cells(target: Sweep, console: Console) -> None:
                   title=f"means over repetitions, [..] = CI across runs ({target.directory.name}; all columns in "
                         "cells.csv)")
     for _, row in cells.iterrows():
-        table.add_row(*(_cell_with_ci(row, column) for column in shown))
+        table.add_row(*(escape(_cell_with_ci(row, column)) for column in shown))
     # a log file gets every column; a terminal its own width
     (console if console.is_terminal else Console(file=console.file, width=200)).print(table)
     for note in sweep_table.cells_note_lines(runset, cells):

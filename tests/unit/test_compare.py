@@ -428,3 +428,10 @@ def test_cli_csv_without_the_column_is_one_error_line(tmp_path):
     result = invoke(path)
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {path}: no swm_latency_ms column; {EXPECTED}"
+
+
+def test_a_variant_label_is_printed_as_written_not_taken_for_markup(tmp_path):
+    make_run(tmp_path, "run-a", "klink", [100, 120], bench={"enforce": "priority", "cores": 2})
+    result = invoke(tmp_path / "run-a")
+    assert result.exit_code == 0, result.output
+    assert "klink[priority,C=2]" in result.output
