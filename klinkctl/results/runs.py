@@ -82,7 +82,7 @@ def load_run(path: str | Path) -> RunData:
 
 def expand_inputs(paths: list[str | Path]) -> list[Path]:
     """Each path as given, except a directory without latency.csv: the run directories it holds (index.csv's
-    rows for a sweep directory, else every directory below it with latency.csv, a report/ directory left out).
+    rows for a sweep directory but its warm-up runs, else every directory below it with latency.csv, a report/ directory left out).
     A directory holding none stays as given, so that load_run names what is missing."""
     expanded: list[Path] = []
     for path in map(Path, paths):
@@ -99,7 +99,8 @@ def _run_dirs_in(root: Path) -> list[Path]:
             index = pd.read_csv(root / INDEX_FILE, dtype=str, keep_default_na=False)
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
             raise KlinkError(f"{root / INDEX_FILE}: not a readable CSV; {EXPECTED}") from None
-        listed = [root / run_dir for run_dir in index.get("run_dir", [])]
+        measured = index[~index.get("warmup", pd.Series("", index=index.index)).str.lower().eq("true")]
+        listed = [root / run_dir for run_dir in measured.get("run_dir", [])]  # a sweep's warm-up runs left out
         return [path for path in listed if str(path) != str(root) and (path / LATENCY_FILE).is_file()]
     return sorted(path.parent for path in root.rglob(LATENCY_FILE)
                   if "report" not in path.relative_to(root).parts)

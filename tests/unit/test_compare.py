@@ -1,11 +1,13 @@
 """`klinkctl compare`: loading run directories and CSVs, the comparison table, and bad input."""
 
 import csv
+import shutil
 import json
 import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -15,7 +17,7 @@ import yaml
 
 from klinkctl.results.compare import COLUMNS, PER_RUN_COLUMNS, compare_groups, compare_per_run, render
 from klinkctl.results.compare_cli import compare
-from klinkctl.results.runs import load_run
+from klinkctl.results.runs import expand_inputs, load_run
 
 HEADER = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",
           "swm_latency_ms", "keys", "events", "late_dropped", "warmup"]
@@ -435,3 +437,15 @@ def test_a_variant_label_is_printed_as_written_not_taken_for_markup(tmp_path):
     result = invoke(tmp_path / "run-a")
     assert result.exit_code == 0, result.output
     assert "klink[priority,C=2]" in result.output
+
+
+def test_a_sweeps_warmup_runs_are_not_compared(tmp_path):
+    root = tmp_path / "sweep"
+    shutil.copytree(SWEEP, root)
+    index = pd.read_csv(root / "index.csv", dtype=str, keep_default_na=False)
+    first = index["run_dir"].iloc[0]
+    index["warmup"] = np.where(index["run_dir"] == first, "true", "false")
+    index.to_csv(root / "index.csv", index=False)
+    assert root / first not in expand_inputs([root])
+    assert len(expand_inputs([root])) == len(index) - 1 - sum(not (root / d / "latency.csv").is_file()
+                                                               for d in index["run_dir"].iloc[1:])
