@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 @click.option("--dry-run", is_flag=True, help="List the runs and the estimated time; start nothing.")
 @click.option("--repetitions", type=click.IntRange(min=1), help="Repetitions of every grid point (overrides "
               "the file's; with --resume it may only grow: the new repetitions are appended).")
+@click.option("--include-invalid", is_flag=True, help="Keep runs invalid for comparison (censored windows, generator "
+              "behind) in the cell statistics; by default they are left out and counted.")
 def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume: Path | None, dry_run: bool,
-          repetitions: int | None) -> None:
+          repetitions: int | None, include_invalid: bool) -> None:
     """Run an experiment grid from a sweep file CONFIG (YAML), one bench run per grid point and repetition,
     into results/<sweep-id>/<run-id>/ with an index.csv of every run and its status.
 
@@ -76,12 +78,13 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     elif not runs:
         click.echo(f"all {len(existing.runs)} runs of {resume} completed; nothing to run; its cells:")
         from klinkctl.cli import console
-        _print_cells(existing, console)
+        _print_cells(existing, console, include_invalid)
     else:
-        _run(existing, spec, runs, state_dir, results_dir)
+        _run(existing, spec, runs, state_dir, results_dir, include_invalid)
 
 
-def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_dir: Path | None, results_dir: Path) -> None:
+def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_dir: Path | None, results_dir: Path,
+         include_invalid: bool = False) -> None:
     from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import sweep as sweeps
 
@@ -108,17 +111,17 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console) -> None:
         numbers = ", ".join(str(row.index) for row in outcome.failed)
         raise KlinkError(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
                          f"{target.directory / 'index.csv'}); rerun them with klinkctl sweep --resume {target.directory}")
-    _print_cells(target, console)
+    _print_cells(target, console, include_invalid)
     click.echo(f"all {len(target.runs)} runs completed; figures: klinkctl report {target.directory}")
 
 
-def _print_cells(target: Sweep, console: Console) -> None:
+def _print_cells(target: Sweep, console: Console, include_invalid: bool = False) -> None:
     """Statistics across repetitions per grid cell and ratios to the baseline (klinkctl.results.sweep_table);
     runs invalid for comparison are left out and counted."""
     from klinkctl.results import report, sweep_table
 
     try:
-        runset = report.load_runset(target.directory)
+        runset = report.load_runset(target.directory, include_invalid=include_invalid)
     except KlinkError as error:
         click.echo(f"no table of the runs: {error}", err=True)
         return

@@ -138,3 +138,20 @@ def test_cells_show_the_generator_and_taskmanager_load_of_their_runs():
 
 def test_the_baseline_is_the_first_variant_before_any_policy():
     assert baseline({"policy": ["rr", "klink"], "variant": ["marked", "unmarked"]}) == ("variant", "marked")
+
+
+def test_the_sweeps_cells_keep_invalid_runs_when_asked(tmp_path, capsys):
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from klinkctl.run.sweep_cli import _print_cells
+
+    directory = shutil.copytree(SWEEP, tmp_path / "sweep")
+    target = SimpleNamespace(directory=directory, spec=SimpleNamespace(
+        axes={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
+    _print_cells(target, Console(file=io.StringIO(), width=200), include_invalid=True)
+    assert "note: included 2 invalid runs (2 censored windows)" in capsys.readouterr().out
+    cells = pd.read_csv(directory / "cells.csv").set_index(["policy", "rate"])
+    assert cells.loc[(FCFS, 60000), ["n", "n_invalid"]].tolist() == [1, 2]
