@@ -97,10 +97,10 @@ def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_
                   TextColumn("ETA {task.fields[eta]}"), TextColumn("{task.description}"),
                   console=console, disable=not console.is_terminal) as progress:
         outcome = sweeps.run_sweep(target, stack, processes, SweepProgress(progress, todo))
-    _report(target, outcome, console)
+    _report(target, outcome, console, include_invalid)
 
 
-def _report(target: Sweep, outcome: SweepOutcome, console: Console) -> None:
+def _report(target: Sweep, outcome: SweepOutcome, console: Console, include_invalid: bool) -> None:
     counts = ", ".join(f"{outcome.counts[status]} {status}" for status in ("completed", "failed", "interrupted", "pending")
                        if outcome.counts[status])
     console.print(f"sweep {target.directory}: {counts} (index.csv)", soft_wrap=True)

@@ -81,6 +81,6 @@ def test_a_sweep_of_variants_with_a_warmup_run_keeps_every_run_and_tables_the_me
     assert all((sweep_dir / run_dir / "summary.json").is_file() for run_dir in index["run_dir"])  # all kept
 
     cells = pd.read_csv(sweep_dir / "cells.csv")
-    assert list(cells["variant"]) == ["default", "klink-f90"] and list(cells["runs"]) == [1, 1]
-    assert cells.loc[0, "mean_ratio"] == 1 and cells["taskmanager_cpu_percent"].gt(0).all()
+    assert list(cells["variant"]) == ["default", "klink-f90"] and list(cells["n"] + cells["n_invalid"]) == [1, 1]
+    assert cells.loc[0, "ratio"] == 1 and cells["taskmanager_cpu_percent"].gt(0).all()
     assert cells["generator_events_per_s"].between(2 * 2000 * 0.9, 2 * 2000 * 1.1).all()
