@@ -14,6 +14,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.paths import resolve_state_dir
 from klinkctl.netem import control as netem_control
 from klinkctl.netem.cli import container_finder, netem
+from klinkctl.results.archive import archive_command
 from klinkctl.results.compare_cli import compare
 from klinkctl.run.capacity_cli import capacity_command
 from klinkctl.run.sweep_cli import sweep
@@ -318,6 +319,7 @@ def _skipped_text(skipped: dict[str, int]) -> str:
     return f"{sum(skipped.values())} ({reasons})" if skipped else "0"
 
 
+main.add_command(archive_command)
 main.add_command(capacity_command(bench))
 main.add_command(compare)
 main.add_command(netem)

@@ -102,7 +102,9 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups)
-    path = cap.write_capacity(out or directory / "capacity.json", document)
+    path = cap.write_capacity(directory / "capacity.json", document)
+    if out is not None:  # a copy where the user wants it; the search directory stays complete
+        path = cap.write_capacity(out, document)
     _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
     click.echo(f"capacity.json: {path}")
     if result.bottleneck == cap.ABORTED:

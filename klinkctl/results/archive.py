@@ -1,0 +1,75 @@
+"""`klinkctl archive`: the small files behind a figure, copied out of git-ignored results/ into a directory
+that can be committed (docs/data/), so a table in docs/ stays traceable after the machine is gone.
+
+Kept: what `compare`, `report`'s tables and the sweep's cell table read (summaries, per-window latency,
+validity inputs, configs, indexes). Left out: the raw streams the summaries were computed from (markers,
+watermarks, throughput, window results), which are 10-20 times larger; they stay in results/.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from klinkctl.errors import KlinkError
+
+ARCHIVED_FILES = frozenset({
+    # a sweep's or a capacity search's own files
+    "sweep.yaml", "index.csv", "cells.csv", "capacity.json",
+    # a run's: what compare, validity and the cell table read
+    "config.yaml", "job-config.json", "summary.json", "latency.csv", "drain.json",
+    "generator-summary.json", "generator.csv", "resources.csv", "estimator.csv", "error.csv", "sampling.csv",
+})
+
+
+@dataclass
+class Archived:
+    files: int = 0
+    bytes: int = 0
+    runs: int = 0
+    left_out: set[str] = field(default_factory=set)
+
+
+def archive(source: Path, destination_root: Path) -> tuple[Path, Archived]:
+    """Copy ``source`` (a sweep, capacity or run directory) to ``destination_root/<source name>/``, keeping
+    the directory layout and only ``ARCHIVED_FILES``. Refuses to overwrite an existing archive."""
+    if not source.is_dir():
+        raise KlinkError(f"{source}: not a directory; give a sweep, capacity or run directory under results/")
+    if not any(path.name in ("summary.json", "index.csv", "capacity.json") for path in source.rglob("*")):
+        raise KlinkError(f"{source}: no summary.json, index.csv or capacity.json in it; "
+                         "give a sweep, capacity or run directory")
+    destination = destination_root / source.resolve().name
+    if destination.exists():
+        raise KlinkError(f"{destination} exists already; remove it first or pass another --to")
+    tally = Archived()
+    for path in sorted(source.rglob("*")):
+        if not path.is_file():
+            continue
+        if path.name not in ARCHIVED_FILES:
+            tally.left_out.add(path.name)
+            continue
+        target = destination / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+        tally.files += 1
+        tally.bytes += path.stat().st_size
+        tally.runs += path.name == "summary.json"
+    return destination, tally
+
+
+@click.command("archive")
+@click.argument("source", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--to", "destination_root", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("docs/data"), show_default=True, help="Where the archive directory is created.")
+def archive_command(source: Path, destination_root: Path) -> None:
+    """Copy what a figure needs out of SOURCE (a sweep, capacity or run directory in the git-ignored
+    results/) into --to/<name>/ for committing: configs, summaries, per-window latency, indexes and cell
+    tables; not the raw marker, watermark and throughput streams. `klinkctl compare` and `klinkctl sweep
+    --resume` read the archive as they read the original."""
+    destination, tally = archive(source, destination_root)
+    left_out = ", ".join(sorted(tally.left_out)) or "nothing"
+    click.echo(f"archived {tally.runs} runs ({tally.files} files, {tally.bytes / 1024:.0f} KiB) to {destination}; "
+               f"left out: {left_out}")
