@@ -88,17 +88,30 @@ def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec:
     return resolved
 
 
+@dataclass
+class Interrupts:
+    """What `signals_as_interrupt` saw: ``armed`` turns a signal into KeyboardInterrupt; disarmed (while a run
+    tears down and writes its summary) a signal is only noted in ``received``."""
+    armed: bool = True
+    received: bool = False
+
+
 @contextmanager
 def signals_as_interrupt():
     """SIGINT (Ctrl-C) and SIGTERM end a run cleanly: rows kept, marked interrupted. SIGINT is set
     explicitly because a process started in the background by a non-interactive shell inherits it ignored,
-    and Python then never raises KeyboardInterrupt."""
-    def raise_interrupt(*_):
-        raise KeyboardInterrupt
+    and Python then never raises KeyboardInterrupt. Disarm it around teardown so that a second signal
+    cannot kill the process before summary.json is written."""
+    interrupts = Interrupts()
 
-    previous = {sig: signal.signal(sig, raise_interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    def on_signal(*_):
+        interrupts.received = True
+        if interrupts.armed:
+            raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield interrupts
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -128,8 +141,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None
     job_id = gen = collector = sampler = None
-    try:
-        with signals_as_interrupt():
+    with signals_as_interrupt() as interrupts:
+        try:
             progress("creating fresh topics")
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
             kafka_io.recreate_topics(spec.bootstrap_servers, [plan.metrics_topic])
@@ -156,21 +169,24 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
             _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)
-    except KeyboardInterrupt:
-        status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) before the run's end"
-    except (RunFailed, KlinkError) as error:
-        status, reason = "failed", str(error)
-    finally:
-        progress("stopping generator, job and collectors")
-        _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
-    if config.measures_accuracy:
-        accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
-    if status == "completed" and not scheduler_ran(config, run_dir):
-        status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
-                                    "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
-    measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) if warmup_until_ms else None
-    summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured, generator.summary(run_dir))
-    write_summary(run_dir, summary)
+        except KeyboardInterrupt:
+            status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) before the run's end"
+        except (RunFailed, KlinkError) as error:
+            status, reason = "failed", str(error)
+        finally:
+            interrupts.armed = False
+            progress("stopping generator, job and collectors")
+            _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
+        if config.measures_accuracy:
+            accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
+        if status == "completed" and interrupts.received:
+            status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) while the run was stopping"
+        if status == "completed" and not scheduler_ran(config, run_dir):
+            status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
+                                        "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
+        measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) if warmup_until_ms else None
+        summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured, generator.summary(run_dir))
+        write_summary(run_dir, summary)
     return RunOutcome(run_dir, summary)
 
 

@@ -97,8 +97,13 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
                               markup=False, highlight=False, soft_wrap=True)
 
-        warmups = [str(run(config, f"warm-up run {n + 1}/{warmup_runs}, not judged").run_dir)
-                   for n in range(warmup_runs)]
+        warmups = []
+        for n in range(warmup_runs):
+            outcome = run(config, f"warm-up run {n + 1}/{warmup_runs}, not judged")
+            warmups.append(str(outcome.run_dir))
+            if outcome.summary.get("status") != "completed":
+                raise KlinkError(f"capacity search ended before its first probe: warm-up run {outcome.run_dir} "
+                                 f"{outcome.summary.get('status')}: {outcome.summary.get('reason')}")
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups)
