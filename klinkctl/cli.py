@@ -129,7 +129,7 @@ def status(state_dir: Path | None) -> None:
 
 @main.command()
 @state_dir_option
-@click.option("--purge", is_flag=True, help="Also delete Kafka data, logs and configs in the state dir.")
+@click.option("--purge", is_flag=True, help="Also delete the Kafka data, logs and configs `up` created in the state dir (nothing else).")
 def down(state_dir: Path | None, purge: bool) -> None:
     """Stop everything `up` started (gracefully, then forcefully). Keeps data unless --purge."""
     resolved = resolve_state_dir(state_dir)

@@ -18,8 +18,10 @@ from klinkctl.stack.processes import ManagedProcess, is_running, resource_usage,
 from klinkctl.stack.spec import StackSpec
 
 RECORD_FILE = "stack.json"
-#: What `down --purge` deletes: only what `up` created, never anything else in the state dir.
+#: What `up` may create in the state dir. `down --purge` deletes those of them the marker lists.
 OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp")
+#: Written by the first `up` in a state dir: the entries it created there (not those that were there before).
+MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0
 FLINK_READY_TIMEOUT_S = 90.0
 
@@ -56,7 +58,7 @@ class LocalBackend(StackBackend):
         prereqs.check_maven()
         ensure_free(spec.host, spec.ports())
         jars = artifacts.ensure_all(progress)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self._mark_state_dir()
         started: list[ManagedProcess] = []
         try:
             self._start_all(spec, jars, started, progress)
@@ -117,15 +119,44 @@ class LocalBackend(StackBackend):
             release_cpu_quota_group(loaded[0].taskmanager_cgroup)
             self.record_path.unlink(missing_ok=True)
         if purge:
-            for entry in OWNED_ENTRIES:
-                path = self.state_dir / entry
-                if path.is_dir():
-                    shutil.rmtree(path)
-                elif path.exists():
-                    path.unlink()
-            if self.state_dir.is_dir() and not any(self.state_dir.iterdir()):
-                self.state_dir.rmdir()
+            self._purge()
         return stopped
+
+    # --- what `up` made, and only that, for `down --purge` -------------------------------------
+    def _mark_state_dir(self) -> None:
+        """Record, once, which of OWNED_ENTRIES `up` is about to create (anything already there is the user's)."""
+        marker = self.state_dir / MARKER_FILE
+        if marker.is_file():
+            return
+        was_empty = not self.state_dir.exists() or not any(self.state_dir.iterdir())
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        entries = [entry for entry in OWNED_ENTRIES if not (self.state_dir / entry).exists()]
+        data = {"made_by": "klinkctl up", "remove_when_empty": was_empty, "entries": entries}
+        tmp = marker.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2))
+        tmp.replace(marker)
+
+    def _purge(self) -> None:
+        marker = self.state_dir / MARKER_FILE
+        if not marker.is_file():
+            if self.state_dir.is_dir():
+                raise KlinkError(f"{self.state_dir} was not set up by `klinkctl up` (no {MARKER_FILE}); "
+                                 "refusing to delete anything in it")
+            return
+        try:
+            data = json.loads(marker.read_text())
+            entries = [entry for entry in data["entries"] if entry in OWNED_ENTRIES]
+        except (ValueError, KeyError, TypeError) as error:
+            raise KlinkError(f"{marker} is unreadable ({error}); refusing to purge; delete what you want by hand")
+        for entry in entries:
+            path = self.state_dir / entry
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            elif path.exists() or path.is_symlink():
+                path.unlink()
+        marker.unlink()
+        if data.get("remove_when_empty") and not any(self.state_dir.iterdir()):
+            self.state_dir.rmdir()
 
     @staticmethod
     def _stop_all(components: list[ManagedProcess], progress: Progress = no_progress) -> list[str]:
