@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from klinkctl import __version__, prereqs
+from klinkctl import __version__, locks, prereqs
 from klinkctl.errors import KlinkError
 from klinkctl.paths import resolve_state_dir
 from klinkctl.netem import control as netem_control
@@ -146,6 +146,7 @@ def down(state_dir: Path | None, purge: bool) -> None:
 def _ensure_stack(state_dir: Path | None) -> tuple[StackSpec, dict[str, int]]:
     """The running stack's spec and component pids; brings up the default local stack when none runs."""
     resolved = resolve_state_dir(state_dir)
+    locks.hold(resolved / locks.STACK_LOCK, f"the stack in {resolved}")
     stack = backends.detect(resolved)
     if stack is None or not all(s.running for s in stack.status()):
         stack = backends.create("local", resolved)

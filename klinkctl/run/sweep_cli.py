@@ -18,6 +18,7 @@ from rich.markup import escape  # labels such as klink[priority,C=2] are not mar
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from klinkctl import locks
 from klinkctl.errors import KlinkError
 
 if TYPE_CHECKING:
@@ -88,8 +89,11 @@ def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_
     from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import sweep as sweeps
 
+    if existing is not None:
+        locks.hold(existing.directory / locks.SWEEP_LOCK, f"sweep {existing.directory}")
     stack, processes = _ensure_stack(state_dir)
     target = existing or sweeps.create_sweep(spec, runs, results_dir)
+    locks.hold(target.directory / locks.SWEEP_LOCK, f"sweep {target.directory}")
     todo = target.unfinished()
     console.print(f"sweep {target.directory}: {len(todo)} of {len(target.runs)} runs to do, estimated "
                   f"{format_duration(sum(run.estimated_s for run in todo))}", soft_wrap=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from klinkctl import artifacts, prereqs
 from klinkctl.cpus import release_cpu_quota_group
 from klinkctl.errors import ComponentFailed, KlinkError
+from klinkctl.locks import STACK_LOCK
 from klinkctl.stack import flink, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
 from klinkctl.stack.ports import ensure_free
@@ -19,7 +20,7 @@ from klinkctl.stack.spec import StackSpec
 
 RECORD_FILE = "stack.json"
 #: What `up` may create in the state dir. `down --purge` deletes those of them the marker lists.
-OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp")
+OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LOCK)
 #: Written by the first `up` in a state dir: the entries it created there (not those that were there before).
 MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0
