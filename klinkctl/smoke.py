@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import random
 import time
 from collections import Counter, defaultdict
@@ -15,6 +14,7 @@ from klinkctl import flink_jobs, kafka_io
 from klinkctl.paths import JOBS_DIR
 from klinkctl.progress import Progress, no_progress
 from klinkctl.stack.spec import StackSpec
+from klinkctl.files import write_json
 
 KEYS = ("alpha", "beta", "gamma")
 WindowKey = tuple[str, int]  # (key, window_end in epoch ms)
@@ -108,4 +108,4 @@ def _write(result: SmokeResult) -> None:
     summary = {"status": "passed" if result.passed else "failed", "job_id": result.job_id,
                "windows_expected": len(result.expected), "windows_received": len(result.received),
                "missing": [list(k) for k in result.missing], "wrong": [list(k) for k in result.wrong]}
-    (result.run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(result.run_dir / "summary.json", summary)

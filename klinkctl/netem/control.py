@@ -12,6 +12,7 @@ from klinkctl.netem.links import Runner, check, on_host, probe_netem, probe_nete
 from klinkctl.netem.namespace import GeneratorNamespace, stop_relays
 from klinkctl.netem.spec import tc_delete, tc_replace, tc_show
 from klinkctl.stack.processes import ManagedProcess
+from klinkctl.files import write_json
 
 STATE_FILE = "netem.json"
 #: The local backend's target: the generator, in a namespace of its own.
@@ -49,8 +50,7 @@ class NetemState:
         if not applied:
             self.path.unlink(missing_ok=True)
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps({"applied": [a.to_dict() for a in applied]}, indent=2) + "\n")
+        write_json(self.path, {"applied": [a.to_dict() for a in applied]})
 
 
 def generator_namespace(state_dir: Path) -> GeneratorNamespace | None:

@@ -13,6 +13,7 @@ from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.stats import latency_summary
 from klinkctl.results.tables import measured_rows, read_table
 from klinkctl.results.validity import assess
+from klinkctl.files import write_json
 
 GENERATOR_BEHIND_LIMIT = 0.01  # DESIGN.md §4: more than 1 % of events behind schedule -> flagged
 
@@ -190,6 +191,4 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
 
 
 def write_summary(run_dir: Path, summary: dict) -> Path:
-    path = run_dir / "summary.json"
-    path.write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    return path
+    return write_json(run_dir / "summary.json", summary)

@@ -6,7 +6,6 @@ cancelled, every collected row flushed, and summary.json says completed / failed
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import time
@@ -32,6 +31,7 @@ from klinkctl.run.config import BenchConfig
 from klinkctl.stack.spec import StackSpec
 from klinkctl import workloads
 from klinkctl.workloads import common
+from klinkctl.files import write_json
 
 #: The generator rehearses the run this long before the start, so its JIT has settled when the schedule
 #: begins (a cold JVM on one core runs late for seconds); see java-udfs/klink-generator/README.md.
@@ -267,7 +267,7 @@ def _await_last_windows(spec: StackSpec, config: BenchConfig, job_id: str, plan:
               "backlog_events_at_end": backlog_at_end, "backlog_events_left": backlog,
               "windows_missing": missing if expected else None,
               "complete": (not missing) if expected else None}
-    (run_dir / "drain.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_json(run_dir / "drain.json", report)
 
 
 def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload, run_dir: Path,

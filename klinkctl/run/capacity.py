@@ -12,7 +12,6 @@ capacity (``--load``): klinkctl.run.load.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from klinkctl.results import stats as latency_stats
 from klinkctl.results.validity import MAX_LAG_FRACTION
 from klinkctl.errors import KlinkError
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
+from klinkctl.files import write_json
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
 #: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
@@ -345,9 +345,7 @@ def _probe_entry(probe: Probe, queries: int) -> dict:
 
 
 def write_capacity(path: Path, document: dict) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, default=str) + "\n")
-    return path
+    return write_json(path, document)
 
 
 # ---------------------------------------------------------------- probing with real bench runs

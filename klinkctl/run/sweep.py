@@ -31,6 +31,7 @@ from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, s
 from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, _integer, _normalise
 from klinkctl.run.load import apply_load
 from klinkctl.stack.spec import StackSpec
+from klinkctl.files import write_atomically
 
 SWEEP_FILE = "sweep.yaml"
 INDEX_FILE = "index.csv"
@@ -460,9 +461,7 @@ def _row_from_csv(line: dict[str, str], axes: list[str], path: Path) -> IndexRow
 
 
 def _replace_file(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
+    write_atomically(path, text)
 
 
 def _new_sweep_dir(results_root: Path, name: str) -> Path:

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from klinkctl import locks
 from klinkctl.errors import KlinkError
+from klinkctl.files import write_atomically
 
 if TYPE_CHECKING:
     from klinkctl.run.sweep import IndexRow, PlannedRun, Sweep, SweepOutcome, SweepSpec
@@ -140,7 +141,7 @@ def _print_cells(target: Sweep, console: Console, include_invalid: bool = False)
     (console if console.is_terminal else Console(file=console.file, width=200)).print(table)
     for note in sweep_table.cells_note_lines(runset, cells):
         click.echo(f"note: {note}")
-    cells.to_csv(target.directory / "cells.csv", index=False)
+    write_atomically(target.directory / "cells.csv", cells.to_csv(index=False))
 
 
 #: Short headers for cells.csv's columns, so the table fits a terminal.

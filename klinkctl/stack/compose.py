@@ -26,6 +26,7 @@ from klinkctl.paths import PROJECT_ROOT
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
 from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.spec import StackSpec
+from klinkctl.files import write_json
 
 if TYPE_CHECKING:
     import docker
@@ -396,9 +397,8 @@ class ComposeBackend(StackBackend):
                              f"(see {self.log_file})")
 
     def _save(self, spec: StackSpec) -> None:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
         record = {"backend": self.name, "project": self.project, "spec": spec.to_dict()}
-        self.state_file.write_text(json.dumps(record, indent=2) + "\n")
+        write_json(self.state_file, record)
 
     def _load(self) -> StackSpec | None:
         try:

@@ -17,6 +17,7 @@ from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBacke
 from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.processes import ManagedProcess, is_running, resource_usage, stop
 from klinkctl.stack.spec import StackSpec
+from klinkctl.files import write_json
 
 RECORD_FILE = "stack.json"
 #: What `up` may create in the state dir. `down --purge` deletes those of them the marker lists.
@@ -43,9 +44,7 @@ class LocalBackend(StackBackend):
 
     def _save(self, spec: StackSpec, components: list[ManagedProcess]) -> None:
         data = {"backend": self.name, "spec": spec.to_dict(), "components": [c.to_dict() for c in components]}
-        tmp = self.record_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2))
-        tmp.replace(self.record_path)
+        write_json(self.record_path, data)
 
     def recorded_spec(self) -> StackSpec | None:
         loaded = self._load()
@@ -132,10 +131,7 @@ class LocalBackend(StackBackend):
         was_empty = not self.state_dir.exists() or not any(self.state_dir.iterdir())
         self.state_dir.mkdir(parents=True, exist_ok=True)
         entries = [entry for entry in OWNED_ENTRIES if not (self.state_dir / entry).exists()]
-        data = {"made_by": "klinkctl up", "remove_when_empty": was_empty, "entries": entries}
-        tmp = marker.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2))
-        tmp.replace(marker)
+        write_json(marker, {"made_by": "klinkctl up", "remove_when_empty": was_empty, "entries": entries})
 
     def _purge(self) -> None:
         marker = self.state_dir / MARKER_FILE
