@@ -173,19 +173,32 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) before the run's end"
         except (RunFailed, KlinkError) as error:
             status, reason = "failed", str(error)
+        except Exception as error:  # noqa: BLE001 - a REST, Kafka or disk fault ends the run, recorded
+            status, reason = "failed", f"unexpected {one_line(error)}"
         finally:
             interrupts.armed = False
             progress("stopping generator, job and collectors")
-            _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
+            teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
+        dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler)
+                if thread is not None and thread.error]
+        if status == "completed" and dead:
+            status, reason = "failed", "; ".join(dead) + " (rows collected until then are kept)"
         if status == "completed" and interrupts.received:
             status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) while the run was stopping"
         if status == "completed" and not scheduler_ran(config, run_dir):
             status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                         "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
         measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) if warmup_until_ms else None
-        summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured, generator.summary(run_dir))
+        try:
+            summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured,
+                                    generator.summary(run_dir))
+        except Exception as error:  # noqa: BLE001 - the rows stay; summary.json says why there are no statistics
+            summary = {"run": run_id, "workload": config.workload, "policy": config.policy, "status": "failed",
+                       "reason": f"{reason + '; ' if reason else ''}summarising the run failed: {one_line(error)}; "
+                                 f"every collected row is kept in {run_dir}"}
+        summary["teardown_problems"] = teardown_problems
         write_summary(run_dir, summary)
     return RunOutcome(run_dir, summary)
 
@@ -272,28 +285,34 @@ def _await_last_windows(spec: StackSpec, config: BenchConfig, job_id: str, plan:
 
 def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
               job_id: str | None, gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
-              sampler: ResourceSampler | None) -> None:
-    # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
-    scheduler_control.deactivate(spec)
-    if gen is not None:
-        gen.stop()
-    if job_id is not None:
+              sampler: ResourceSampler | None) -> list[str]:
+    """Every step is attempted whatever the others do (a dead broker or JobManager must not leave the job or
+    the generator running); returns what went wrong, one line each."""
+    steps = [
+        # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
+        ("switching the scheduler off", lambda: scheduler_control.deactivate(spec)),
+        ("stopping the generator", lambda: gen.stop() if gen is not None else None),
+        ("cancelling the job", lambda: flink_jobs.cancel(spec, job_id) if job_id is not None else None),
+        ("stopping the metrics collector", lambda: collector.stop() if collector is not None else None),
+        ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None),
+        ("reading ingestion delays", lambda: write_ingestion_delays(spec, plan, workload, run_dir)
+         if gen is not None else None),
+        ("computing exact results", lambda: write_exact_results(spec, config, plan, workload, run_dir)
+         if gen is not None and config.measures_accuracy else None),
+        ("deleting the run's topics", lambda: kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)),
+    ]
+    problems = []
+    for what, step in steps:
         try:
-            flink_jobs.cancel(spec, job_id)
-        except OSError:
-            pass
-    if collector is not None:
-        collector.stop()
-    if sampler is not None:
-        sampler.stop()
-    try:
-        if gen is not None:
-            write_ingestion_delays(spec, plan, workload, run_dir)
-            if config.measures_accuracy:
-                write_exact_results(spec, config, plan, workload, run_dir)
-        kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)
-    except KlinkError:
-        pass
+            step()
+        except Exception as error:  # noqa: BLE001 - one broken step must not skip the others
+            problems.append(f"{what}: {one_line(error)}")
+    return problems
+
+
+def one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or "no message"
+    return f"{type(error).__name__}: {text}"[:300]
 
 
 def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:

@@ -72,7 +72,23 @@ class CsvTable:
         self._file.close()
 
 
-class MetricsCollector(threading.Thread):
+class RecordingThread(threading.Thread):
+    """A collector thread whose death is not silent: an exception ends its loop and is kept in ``error``
+    (one line), so the run that owns it is failed with the reason instead of called complete."""
+
+    error: str | None = None
+
+    def run(self) -> None:
+        try:
+            self._loop()
+        except Exception as error:  # noqa: BLE001 - recorded, and the run reports it
+            self.error = f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
+
+    def _loop(self) -> None:
+        raise NotImplementedError
+
+
+class MetricsCollector(RecordingThread):
     def __init__(self, bootstrap: str, topic: str, run_dir: Path, run_id: str, policy: str,
                  warmup_until_ms: int, results: bool = False, sampling: bool = False) -> None:
         super().__init__(name="metrics-collector", daemon=True)
@@ -100,7 +116,7 @@ class MetricsCollector(threading.Thread):
     def firings(self) -> int:
         return self.tables["firing"].rows
 
-    def run(self) -> None:
+    def _loop(self) -> None:
         idle_polls = 0
         # After stop(): drain until the topic has been quiet for ~1 s, so late rows are not lost.
         while not self._stopping.is_set() or idle_polls < 4:
@@ -134,7 +150,7 @@ class MetricsCollector(threading.Thread):
         self.join(timeout_s)
 
 
-class ResourceSampler(threading.Thread):
+class ResourceSampler(RecordingThread):
     def __init__(self, spec: StackSpec, job_id: str, processes: dict[str, int], run_dir: Path, run_id: str,
                  policy: str, interval_s: float = 1.0) -> None:
         super().__init__(name="resource-sampler", daemon=True)
@@ -155,7 +171,7 @@ class ResourceSampler(threading.Thread):
         process.cpu_percent(None)
         self.processes[name] = process
 
-    def run(self) -> None:
+    def _loop(self) -> None:
         while not self._stopping.wait(self.interval_s):
             now = int(time.time() * 1000)
             self._sample_processes(now)

@@ -1,0 +1,44 @@
+"""A fault in one part of a run is recorded, never lets the rest of the clean-up be skipped."""
+
+from types import SimpleNamespace
+
+from klinkctl.run import bench
+from klinkctl.run.collectors import RecordingThread
+
+
+class Exploding(RecordingThread):
+    def _loop(self) -> None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_dying_collector_thread_keeps_its_reason():
+    thread = Exploding(name="metrics-collector", daemon=True)
+    thread.start()
+    thread.join(5)
+    assert thread.error == "OSError: [Errno 28] No space left on device"
+
+
+def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path):
+    stopped = []
+
+    def broken(*_):
+        raise ConnectionRefusedError("the JobManager is gone")
+
+    monkeypatch.setattr(bench.scheduler_control, "deactivate", broken)
+    monkeypatch.setattr(bench.flink_jobs, "cancel", broken)
+    monkeypatch.setattr(bench, "write_ingestion_delays", lambda *_: None)
+    monkeypatch.setattr(bench.kafka_io, "delete_topics", lambda *_: stopped.append("topics"))
+    generator = SimpleNamespace(stop=lambda: stopped.append("generator"))
+    collector = SimpleNamespace(stop=lambda: stopped.append("collector"))
+    config = SimpleNamespace(measures_accuracy=False)
+    plan = SimpleNamespace(all_topics=["t"])
+    spec = SimpleNamespace(bootstrap_servers="127.0.0.1:1")
+    problems = bench._teardown(spec, config, plan, None, tmp_path, "job", generator, collector, None)
+    assert stopped == ["generator", "collector", "topics"]
+    assert problems == ["switching the scheduler off: ConnectionRefusedError: the JobManager is gone",
+                        "cancelling the job: ConnectionRefusedError: the JobManager is gone"]
+
+
+def test_one_line_flattens_and_names_the_error():
+    assert bench.one_line(ValueError("a\n  b")) == "ValueError: a b"
+    assert bench.one_line(RuntimeError()) == "RuntimeError: no message"
