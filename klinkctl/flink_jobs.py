@@ -15,6 +15,8 @@ from klinkctl.stack.spec import StackSpec
 
 JOB_ID = re.compile(r"JobID ([0-9a-f]{32})")
 TERMINAL_STATES = {"FAILED", "CANCELED", "FINISHED"}
+#: The name every bench job runs under: its run id, <workload>-<policy>-<yyyymmdd-hhmmss>[-n] (run/bench.py).
+RUN_JOB_NAME = re.compile(r"^[a-z]+-[a-z0-9-]+-\d{8}-\d{6}(-\d+)?$")
 
 
 def submit_python_job(spec: StackSpec, script: Path, args: list[str]) -> str:
@@ -82,3 +84,18 @@ def cancel(spec: StackSpec, job_id: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and job_state(spec, job_id) not in TERMINAL_STATES:
         time.sleep(0.3)
+
+
+def cancel_leftover_runs(spec: StackSpec) -> list[str]:
+    """Cancel the bench jobs still running on the stack, left by a klinkctl that was killed (kill -9, a crash);
+    called while holding the stack's run lock, so no live klinkctl owns them. Jobs under any other name are
+    the user's and are left alone. Returns the names cancelled."""
+    try:
+        jobs = flink.rest_get(spec, "/jobs/overview").get("jobs", [])
+    except (urllib.error.URLError, OSError, ValueError):
+        return []
+    leftovers = [job for job in jobs if job.get("state") not in TERMINAL_STATES
+                 and RUN_JOB_NAME.match(str(job.get("name", "")))]
+    for job in leftovers:
+        cancel(spec, job["jid"])
+    return [job["name"] for job in leftovers]

@@ -143,6 +143,9 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     job_id = gen = collector = sampler = None
     with signals_as_interrupt() as interrupts:
         try:
+            leftovers = flink_jobs.cancel_leftover_runs(spec)
+            if leftovers:
+                progress(f"cancelled {len(leftovers)} job(s) left running by a killed run: {', '.join(leftovers)}")
             progress("creating fresh topics")
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
             kafka_io.recreate_topics(spec.bootstrap_servers, [plan.metrics_topic])

@@ -32,6 +32,7 @@ from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, _integer, _norma
 from klinkctl.run.load import apply_load
 from klinkctl.stack.spec import StackSpec
 from klinkctl.files import write_atomically
+from klinkctl.stack.health import stack_problem
 
 SWEEP_FILE = "sweep.yaml"
 INDEX_FILE = "index.csv"
@@ -514,6 +515,7 @@ class SweepOutcome:
     counts: dict[str, int]
     interrupted: bool  # Ctrl-C or SIGTERM stopped the sweep; resume runs what is left
     failed: list[IndexRow] = field(default_factory=list)
+    stack_down: str | None = None  # the stack could not run the next run: the sweep stopped before it
 
 
 def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
@@ -524,6 +526,9 @@ def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
     save(sweep)
     with signals_as_interrupt():
         for run in sweep.unfinished():
+            problem = stack_problem(stack)
+            if problem is not None:
+                return _outcome(sweep, interrupted=False, stack_down=problem)
             row = _start(sweep, run)
             observer.run_started(run)
             started = time.monotonic()
@@ -566,8 +571,8 @@ def _finish(sweep: Sweep, row: IndexRow, status: str, reason: str, outcome: RunO
     write_index(sweep)
 
 
-def _outcome(sweep: Sweep, interrupted: bool) -> SweepOutcome:
-    return SweepOutcome(sweep.counts(), interrupted, [row for row in sweep.rows if row.status == FAILED])
+def _outcome(sweep: Sweep, interrupted: bool, stack_down: str | None = None) -> SweepOutcome:
+    return SweepOutcome(sweep.counts(), interrupted, [row for row in sweep.rows if row.status == FAILED], stack_down)
 
 
 def _now() -> str:

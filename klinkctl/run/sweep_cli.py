@@ -112,6 +112,9 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console, include_inva
     if outcome.interrupted:
         click.echo(f"interrupted; resume with: klinkctl sweep --resume {target.directory}", err=True)
         sys.exit(130)
+    if outcome.stack_down:
+        raise KlinkError(f"sweep stopped: {outcome.stack_down}; check `klinkctl status`, restart the stack "
+                         f"(`klinkctl down`, `klinkctl up`) and resume with klinkctl sweep --resume {target.directory}")
     if outcome.failed:
         numbers = ", ".join(str(row.index) for row in outcome.failed)
         raise KlinkError(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "

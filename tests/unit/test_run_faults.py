@@ -42,3 +42,17 @@ def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path
 def test_one_line_flattens_and_names_the_error():
     assert bench.one_line(ValueError("a\n  b")) == "ValueError: a b"
     assert bench.one_line(RuntimeError()) == "RuntimeError: no message"
+
+
+def test_only_bench_jobs_count_as_leftovers(monkeypatch):
+    from klinkctl import flink_jobs
+    jobs = [{"jid": "a", "name": "ysb-klink-20261124-001227", "state": "RUNNING"},
+            {"jid": "b", "name": "ysb-default-20261124-001227-2", "state": "RUNNING"},
+            {"jid": "c", "name": "ysb-default-20261124-001100", "state": "CANCELED"},
+            {"jid": "d", "name": "my own job", "state": "RUNNING"},
+            {"jid": "e", "name": "insert-into_default_catalog.default_database.sink", "state": "RUNNING"}]
+    cancelled = []
+    monkeypatch.setattr(flink_jobs.flink, "rest_get", lambda spec, path: {"jobs": jobs})
+    monkeypatch.setattr(flink_jobs, "cancel", lambda spec, jid: cancelled.append(jid))
+    assert flink_jobs.cancel_leftover_runs(None) == ["ysb-klink-20261124-001227", "ysb-default-20261124-001227-2"]
+    assert cancelled == ["a", "b"]

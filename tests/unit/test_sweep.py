@@ -77,6 +77,7 @@ def fake_bench(monkeypatch):
     def install(statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb") -> FakeBench:
         fake = FakeBench(statuses, prefix)
         monkeypatch.setattr(sweeps, "run_bench", fake)
+        monkeypatch.setattr(sweeps, "stack_problem", lambda spec: None)
         return fake
     return install
 
@@ -404,3 +405,14 @@ def test_a_sweep_of_another_workload_gets_that_workloads_defaults(tmp_path):
     sweep_file.write_text("name: nyt-rates\nworkload: nyt\ngrid:\n  rate: [1000, 2000]\n")
     _, runs = sweeps.read_sweep_file(sweep_file)
     assert {(run.config.window_ms, run.config.slide_ms) for run in runs} == {(2000, 1000)}
+
+
+def test_a_stack_that_goes_down_stops_the_sweep_before_the_next_run(tmp_path, fake_bench, monkeypatch):
+    fake_bench()
+    sweep = new_sweep(tmp_path)
+    answers = iter([None, None, "the Kafka broker does not answer at 127.0.0.1:9092"])
+    monkeypatch.setattr(sweeps, "stack_problem", lambda spec: next(answers))
+    outcome = sweeps.run_sweep(sweep, STACK, {})
+    assert outcome.stack_down == "the Kafka broker does not answer at 127.0.0.1:9092"
+    assert not outcome.interrupted and outcome.failed == []
+    assert [row["status"] for row in read_index(sweep.directory)][:3] == ["completed", "completed", "pending"]

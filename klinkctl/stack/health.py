@@ -1,0 +1,19 @@
+"""Is the stack able to run a job right now? Asked before every run of a sweep, so a dead broker or
+TaskManager stops the sweep with one line instead of failing every later run after its timeout."""
+
+from __future__ import annotations
+
+from klinkctl.stack import flink, kafka
+from klinkctl.stack.spec import StackSpec
+
+
+def stack_problem(spec: StackSpec) -> str | None:
+    """What keeps the stack from running a job (one line), or None when Kafka and every TaskManager answer."""
+    registered = flink.registered_taskmanagers(spec)
+    if registered is None:
+        return f"Flink's JobManager does not answer at {spec.rest_url}"
+    if registered < spec.taskmanagers:
+        return f"only {registered} of {spec.taskmanagers} TaskManagers are registered with the JobManager"
+    if not kafka.is_ready(spec):
+        return f"the Kafka broker does not answer at {spec.bootstrap_servers}"
+    return None
