@@ -28,6 +28,11 @@ console = Console(stderr=True)
 out = Console() if Console().is_terminal else Console(width=200)
 
 
+def one_line(text: str) -> str:
+    """A message as one printable line: control characters a user's value may carry are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class KlinkGroup(click.Group):
     """Turns KlinkError into one line on stderr and a non-zero exit, never a traceback."""
 
@@ -35,7 +40,7 @@ class KlinkGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KlinkError as error:
-            click.echo(f"error: {error}", err=True)
+            click.echo(f"error: {one_line(str(error))}", err=True)
             sys.exit(error.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -84,6 +89,9 @@ def up(state_dir: Path | None, backend: str, taskmanagers: int, slots: int, jm_m
         taskmanagers=taskmanagers, slots=slots, jobmanager_memory=jm_memory, taskmanager_memory=tm_memory,
         kafka_heap=kafka_heap, taskmanager_cpus=tm_cpus, taskmanager_cpu_quota=tm_cpu_quota,
     ).validate()
+    warning = spec.exposure()
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
     stack = backends.create(backend, spec.state_dir)
     with console.status("starting stack") as spinner:
         started = stack.up(spec, progress=lambda line: spinner.update(line))

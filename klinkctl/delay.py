@@ -10,6 +10,7 @@ the Aion thesis (Ch. 4 experiments).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -164,9 +165,27 @@ def parse_delay(spec: str) -> DelayModel:
     if not colon or not params:
         raise KlinkError(f"malformed delay spec {spec!r}; expected one of {EXPECTED_FORMS}")
     try:
-        return _model(kind, params)
+        model = _model(kind, params)
     except _Bad as problem:
         raise KlinkError(f"malformed delay spec {spec!r} ({problem}); expected one of {EXPECTED_FORMS}") from None
+    return _bounded(model, spec)
+
+
+#: A run waits for its late events (up to the delay's p99.9, bench.drain_ms): past this it would wait for hours.
+MAX_DELAY_P999_MS = 10 * 60 * 1000
+
+
+def _bounded(model: DelayModel, spec: str) -> DelayModel:
+    """Refuse models a run cannot wait out: an infinite or undefined mean, or a tail beyond MAX_DELAY_P999_MS."""
+    if not math.isfinite(model.mean_ms):
+        raise KlinkError(f"delay spec {spec!r} has no finite mean (e.g. pareto needs a shape above 1, "
+                         "gamma and lognormal positive parameters); pick other parameters")
+    tail = model.quantile_ms(0.999)
+    if not math.isfinite(tail) or tail > MAX_DELAY_P999_MS:
+        raise KlinkError(f"delay spec {spec!r} puts 0.1 % of events more than {MAX_DELAY_P999_MS // 60000} minutes "
+                         "late, and every run waits for them; pick a lighter tail (e.g. a smaller sigma or a larger "
+                         "pareto shape)")
+    return model
 
 
 def fit_report(model: DelayModel, delays_ms: np.ndarray, counts: np.ndarray | None = None) -> dict:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -251,8 +253,11 @@ _BOOL_FIELDS = {"strict_slack", "accuracy", "stressed"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
 
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+
+
 def _integer(value: object, option: str) -> int:
-    if isinstance(value, bool) or not str(value).strip().lstrip("-").isdigit():
+    if isinstance(value, bool) or not _WHOLE_NUMBER.fullmatch(str(value).strip()):
         raise KlinkError(f"{option} must be a whole number, got {value!r}")
     return int(str(value).strip())
 
@@ -261,7 +266,10 @@ def _number(value: object, option: str) -> float:
     try:
         if isinstance(value, bool):
             raise ValueError
-        return float(str(value).strip())
+        number = float(str(value).strip())
+        if not math.isfinite(number):
+            raise ValueError
+        return number
     except ValueError:
         raise KlinkError(f"{option} must be a number, got {value!r}") from None
 
@@ -317,12 +325,24 @@ def load_yaml(path: Path) -> dict:
     return _normalise(raw.get("bench", raw), str(path))
 
 
+#: Settings only one workload reads: given for another, they would be silently ignored, so they are refused.
+WORKLOAD_ONLY = {"k": "kmeans", "kmeans_iterations": "kmeans"}
+
+
+def _refuse_options_of_other_workloads(given: dict) -> None:
+    workload = str(given.get("workload", BenchConfig.workload))
+    for name, owner in WORKLOAD_ONLY.items():
+        if name in given and workload != owner:
+            raise KlinkError(f"{_option(name)} applies to the {owner} workload only, not {workload}; drop it")
+
+
 def resolve(config_file: Path | None, overrides: dict) -> BenchConfig:
     """Defaults, then the config file, then every command-line option that was given."""
     values = load_yaml(config_file) if config_file else {}
     given = {k: v for k, v in overrides.items() if v is not None}
     values.update(_normalise(given, "the command line"))
     values = apply_load(values)
+    _refuse_options_of_other_workloads(values)
     values = {**WORKLOAD_DEFAULTS.get(str(values.get("workload", BenchConfig.workload)), {}), **values}
     try:
         return BenchConfig(**values).validate()

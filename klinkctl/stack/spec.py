@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
-
 import re
+import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -77,6 +78,7 @@ class StackSpec:
         if not 0 <= self.taskmanager_cpu_quota <= (os.cpu_count() or 1):
             raise KlinkError(f"--tm-cpu-quota must be between 0 (no cap) and this machine's {os.cpu_count()} "
                              f"cores, got {self.taskmanager_cpu_quota}")
+        self.exposure()  # an address that does not resolve is refused here, before anything starts
         seen: dict[int, PortSpec] = {}
         for port in self.ports():
             if not 1 <= port.port <= 65535:
@@ -87,6 +89,18 @@ class StackSpec:
                 )
             seen[port.port] = port
         return self
+
+    def exposure(self) -> str | None:
+        """None for a loopback --host; otherwise a warning naming what binding to it exposes."""
+        try:
+            addresses = {info[4][0] for info in socket.getaddrinfo(self.host, None)}
+        except (socket.gaierror, UnicodeError) as error:
+            raise KlinkError(f"--host {self.host!r} is not an address of this machine ({error}); "
+                             "use 127.0.0.1 (the default) or one of its interface addresses") from None
+        if all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
+            return None
+        return (f"--host {self.host} exposes Flink's REST API (port {self.rest_port}: it runs any job it is sent) "
+                f"and Kafka (port {self.kafka_port}) to every machine that can reach this one there")
 
     def to_dict(self) -> dict:
         data = asdict(self)
