@@ -11,7 +11,8 @@ from klinkctl.artifacts import GENERATOR_JAR
 from klinkctl.cpus import pinned
 from klinkctl.errors import KlinkError
 from klinkctl.netem.namespace import GeneratorNamespace
-from klinkctl.stack.processes import launch, stop
+from klinkctl.files import write_json
+from klinkctl.stack.processes import ManagedProcess, is_running, launch, stop
 
 
 # A large young generation makes collections rare (the live set is tiny: ~10 MiB); without the shared
@@ -56,6 +57,34 @@ class GeneratorProcess:
         """SIGTERM lets the generator flush and write its summary as interrupted; SIGKILL after a grace."""
         stop(self.managed, grace_s=10)
         self.popen.poll()
+
+
+#: In the state dir while a generator runs: what `stop_leftover` needs if its bench is killed before it stops it.
+RUNNING_FILE = "generator.json"
+
+
+def record_running(state_dir: Path, generator: GeneratorProcess) -> None:
+    write_json(state_dir / RUNNING_FILE, generator.managed.to_dict())
+
+
+def forget_running(state_dir: Path) -> None:
+    (state_dir / RUNNING_FILE).unlink(missing_ok=True)
+
+
+def stop_leftover(state_dir: Path) -> bool:
+    """Stop the generator a killed bench left running on this stack (the pid and its start time recorded, so a
+    process that merely reused the pid is left alone). True if one was stopped."""
+    path = state_dir / RUNNING_FILE
+    try:
+        managed = ManagedProcess.from_dict(json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        path.unlink(missing_ok=True)
+        return False
+    running = is_running(managed)
+    if running:
+        stop(managed, grace_s=5)
+    path.unlink(missing_ok=True)
+    return running
 
 
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,

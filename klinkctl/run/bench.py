@@ -143,6 +143,8 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     job_id = gen = collector = sampler = None
     with signals_as_interrupt() as interrupts:
         try:
+            if generator.stop_leftover(spec.state_dir):
+                progress("stopped a generator left running by a killed run")
             leftovers = flink_jobs.cancel_leftover_runs(spec)
             if leftovers:
                 progress(f"cancelled {len(leftovers)} job(s) left running by a killed run: {', '.join(leftovers)}")
@@ -168,6 +170,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
                                   workload.generator_args(config), start_at_ms, GENERATOR_WARMUP_MS, run_dir,
                                   config.generator_cpus, netem.generator_namespace(spec.state_dir),
                                   config.pack_bytes, progress_after_end_ms(config))
+            generator.record_running(spec.state_dir, gen)
             sampler.add_process("generator", gen.popen.pid)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
@@ -294,7 +297,8 @@ def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload:
     steps = [
         # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
         ("switching the scheduler off", lambda: scheduler_control.deactivate(spec)),
-        ("stopping the generator", lambda: gen.stop() if gen is not None else None),
+        ("stopping the generator", lambda: (gen.stop(), generator.forget_running(spec.state_dir))
+         if gen is not None else None),
         ("cancelling the job", lambda: flink_jobs.cancel(spec, job_id) if job_id is not None else None),
         ("stopping the metrics collector", lambda: collector.stop() if collector is not None else None),
         ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None),

@@ -21,7 +21,7 @@ from klinkctl.files import write_json
 
 RECORD_FILE = "stack.json"
 #: What `up` may create in the state dir. `down --purge` deletes those of them the marker lists.
-OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LOCK)
+OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LOCK, "generator.json")
 #: Written by the first `up` in a state dir: the entries it created there (not those that were there before).
 MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0

@@ -32,7 +32,7 @@ def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path
     collector = SimpleNamespace(stop=lambda: stopped.append("collector"))
     config = SimpleNamespace(measures_accuracy=False)
     plan = SimpleNamespace(all_topics=["t"])
-    spec = SimpleNamespace(bootstrap_servers="127.0.0.1:1")
+    spec = SimpleNamespace(bootstrap_servers="127.0.0.1:1", state_dir=tmp_path)
     problems = bench._teardown(spec, config, plan, None, tmp_path, "job", generator, collector, None)
     assert stopped == ["generator", "collector", "topics"]
     assert problems == ["switching the scheduler off: ConnectionRefusedError: the JobManager is gone",
@@ -56,3 +56,21 @@ def test_only_bench_jobs_count_as_leftovers(monkeypatch):
     monkeypatch.setattr(flink_jobs, "cancel", lambda spec, jid: cancelled.append(jid))
     assert flink_jobs.cancel_leftover_runs(None) == ["ysb-klink-20261124-001227", "ysb-default-20261124-001227-2"]
     assert cancelled == ["a", "b"]
+
+
+def test_a_generator_left_by_a_killed_run_is_stopped_and_only_it(tmp_path):
+    from klinkctl import generator
+    from klinkctl.stack.processes import is_running, launch, stop
+    popen, managed = launch("generator", ["sleep", "30"], {}, tmp_path / "g.log")
+    generator.record_running(tmp_path, SimpleNamespace(managed=managed))
+    assert generator.stop_leftover(tmp_path)
+    popen.wait(5)
+    assert not is_running(managed) and not (tmp_path / generator.RUNNING_FILE).exists()
+
+    popen, managed = launch("generator", ["sleep", "30"], {}, tmp_path / "g.log")
+    reused = SimpleNamespace(managed=type(managed)(managed.name, managed.pid, managed.create_time - 100,
+                                                   managed.log_file))
+    generator.record_running(tmp_path, reused)  # same pid, another start time: not ours
+    assert not generator.stop_leftover(tmp_path)
+    assert is_running(managed)
+    stop(managed, grace_s=1)
