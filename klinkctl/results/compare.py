@@ -73,22 +73,31 @@ def grouping_keys(runs: list[RunData], group_by: list[str] | None) -> list[str]:
 
 
 def compare_groups(paths: Iterable[str | Path], confidence: float = 0.95, group_by: list[str] | None = None,
-                   include_invalid: bool = False) -> pd.DataFrame:
-    """One row per group of runs (columns: COLUMNS), the first run's group the reference.
-    ``df.attrs``: confidence, reference (its label), notes (lines for the reader)."""
+                   include_invalid: bool = False, reference: str | None = None) -> pd.DataFrame:
+    """One row per group of runs (columns: COLUMNS); the reference is the group labelled ``reference``, or the
+    first run's group. ``df.attrs``: confidence, reference (its label), notes (lines for the reader)."""
     _check_confidence(confidence)
     runs = load_runs(paths)
     keys = grouping_keys(runs, group_by)
     per_run = run_frame(runs)
     table = groups.describe_groups(per_run, keys, confidence, include_invalid)
-    table = groups.add_ratios(table, [0] * len(table), confidence)
-    table[groups.LABEL] = groups.group_labels(table, keys, by_configuration=not group_by)
+    labels = groups.group_labels(table, keys, by_configuration=not group_by)
+    table = groups.add_ratios(table, [_reference_position(list(labels), reference)] * len(table), confidence)
+    table[groups.LABEL] = labels
     frame = table[COLUMNS].reset_index(drop=True)
     notes = [line for line in (groups.invalid_line(per_run, include_invalid),) if line]
     notes += _incomplete_notes(runs) + groups.sample_size_notes(frame)
-    frame.attrs.update(confidence=confidence, reference=frame[groups.LABEL].iloc[0], notes=notes,
-                       include_invalid=include_invalid)
+    frame.attrs.update(confidence=confidence, reference=labels[_reference_position(list(labels), reference)],
+                       notes=notes, include_invalid=include_invalid)
     return frame
+
+
+def _reference_position(labels: list[str], reference: str | None) -> int:
+    if reference is None:
+        return 0
+    if reference in labels:
+        return labels.index(reference)
+    raise KlinkError(f"--reference {reference!r} names no group; the groups are: {', '.join(labels)}")
 
 
 def compare_per_run(paths: Iterable[str | Path], confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:

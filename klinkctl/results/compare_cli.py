@@ -35,14 +35,16 @@ def _keys(ctx: click.Context, param: click.Parameter, value: str | None) -> list
               help="Group runs by just these bench settings (default: every setting but the seed).")
 @click.option("--include-invalid", is_flag=True,
               help="Keep runs invalid for comparison (censored windows, generator behind) in the statistics.")
+@click.option("--reference", metavar="LABEL",
+              help="The group the ratios are to, by its label as the table prints it (default: the first run's).")
 @click.option("--per-run", is_flag=True,
               help="One row per run with bootstrap CIs over its windows (within-run: no verdict).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --per-run bootstrap.")
 def compare(runs: tuple[Path, ...], fmt: str, confidence: float, group_by: list[str] | None,
-            include_invalid: bool, per_run: bool, seed: int) -> None:
+            include_invalid: bool, reference: str | None, per_run: bool, seed: int) -> None:
     """Compare configurations across repetitions: runs of the same bench settings (all but the seed) form a
     group; per group the number of runs, the mean and p99 SWM latency with confidence intervals across runs,
-    and the ratio to the first group with a CI across runs and a verdict (only with >= 2 valid runs a side).
+    and the ratio to the reference group (--reference, or the first run's) with a CI across runs and a verdict (only with >= 2 valid runs a side).
     Runs invalid for comparison (not completed, censored windows, generator below 99 % of the requested
     rate or lagging) are left out and counted; see docs/results.md.
 
@@ -54,7 +56,8 @@ def compare(runs: tuple[Path, ...], fmt: str, confidence: float, group_by: list[
     if per_run:
         frame = compare_per_run(runs, confidence=confidence, seed=seed)
     else:
-        frame = compare_groups(runs, confidence=confidence, group_by=group_by, include_invalid=include_invalid)
+        frame = compare_groups(runs, confidence=confidence, group_by=group_by, include_invalid=include_invalid,
+                               reference=reference)
     click.echo(render(frame, fmt), nl=False)
     if fmt != "table":
         for note in frame.attrs.get("notes", []):

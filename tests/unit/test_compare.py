@@ -449,3 +449,18 @@ def test_a_sweeps_warmup_runs_are_not_compared(tmp_path):
     assert root / first not in expand_inputs([root])
     assert len(expand_inputs([root])) == len(index) - 1 - sum(not (root / d / "latency.csv").is_file()
                                                                for d in index["run_dir"].iloc[1:])
+
+
+def test_the_reference_group_can_be_named(tmp_path):
+    paths = repetitions(tmp_path, "default", [100, 104, 98, 101, 97]) + \
+        repetitions(tmp_path, "klink", [200, 210, 195, 205, 190])
+    frame = compare_groups(paths, reference="klink")
+    assert frame.attrs["reference"] == "klink"
+    assert frame.set_index("label").loc["klink", "verdict"] == "reference"
+    assert 0.47 < frame.set_index("label").loc["default", "ratio"] < 0.53
+
+
+def test_a_reference_that_names_no_group_lists_the_groups(tmp_path):
+    paths = repetitions(tmp_path, "default", [100, 104])
+    with pytest.raises(KlinkError, match="--reference 'klnk' names no group; the groups are: default"):
+        compare_groups(paths, reference="klnk")
