@@ -1,7 +1,7 @@
 package io.klink.scheduler.policy;
 
 /**
- * Klink's math (Pourmand et al., "Klink: Progress-Aware Scheduling for Streaming Data Systems",
+ * Klink's math (Farhat, Daudjee and Querzoni, "Klink: Progress-Aware Scheduling for Streaming Data Systems",
  * SIGMOD '21, §3; thesis Ch. 3, Eq. 3.1-3.10, Alg. 1-3) in one place, free of any runtime state so
  * that every formula can be checked against hand-computed values.
  *
