@@ -130,8 +130,13 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     if scheduler.empty:
         return {}
     cycle_us = scheduler["cycle_ns"] / 1000.0
-    return {"cycles": int(len(scheduler)), "mean_cycle_us": float(cycle_us.mean()),
-            "p99_cycle_us": float(cycle_us.quantile(0.99)), "max_cycle_us": float(cycle_us.max())}
+    overhead = {"cycles": int(len(scheduler)), "mean_cycle_us": float(cycle_us.mean()),
+                "p99_cycle_us": float(cycle_us.quantile(0.99)), "max_cycle_us": float(cycle_us.max())}
+    if "why" in scheduler:  # Klink marks its cycle's mode as the prefix of `why` (KlinkPolicy.decide)
+        why = scheduler["why"].fillna("").astype(str)
+        overhead["light_cycle_fraction"] = float(why.str.startswith("light:").mean())
+        overhead["memory_mode_cycle_fraction"] = float(why.str.startswith("mm:").mean())
+    return overhead
 
 
 def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason: str,

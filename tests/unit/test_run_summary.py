@@ -119,6 +119,14 @@ def test_scheduler_overhead_is_the_cycle_time_in_microseconds(tmp_path):
     assert overhead["cycles"] == 2 and overhead["mean_cycle_us"] == 2.0 and overhead["max_cycle_us"] == 3.0
 
 
+def test_klinks_cycle_modes_are_counted(tmp_path):
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n"
+                                            "1,klink,4,4,0,1000,a,light:q00=inf\n2,klink,4,2,2,1000,a,mm:q00=3\n"
+                                            "3,klink,4,2,2,1000,a,q00=3\n4,klink,4,4,0,1000,a,light:q00=inf\n")
+    overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
+    assert overhead["light_cycle_fraction"] == 0.5 and overhead["memory_mode_cycle_fraction"] == 0.25
+
+
 def test_summary_tests_the_delays_events_were_sent_with_against_the_requested_model(tmp_path):
     (tmp_path / "delays.csv").write_text("delay_ms,events\n300,990\n301,10\n")
     fit = build_summary(tmp_path, "r", {"delay": "const:300ms"}, "completed", "", (0, 10), {})["delay"]
