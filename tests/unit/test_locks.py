@@ -50,3 +50,25 @@ def test_holding_twice_in_one_process_is_fine(tmp_path):
     locks.hold(path, "x")
     locks.hold(path, "x")
     locks.release(path)
+
+
+def test_a_second_resume_of_a_running_sweep_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from klinkctl.cli import main
+    from klinkctl.run import sweep as sweeps
+    from tests.unit.test_sweep import GRID_2X3, sweep_file
+
+    sweep = sweeps.create_sweep(*sweeps.read_sweep_file(sweep_file(tmp_path, GRID_2X3)), tmp_path / "results")
+    lock = sweep.directory / locks.SWEEP_LOCK
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = CliRunner().invoke(main, ["sweep", "--resume", str(sweep.directory),
+                                           "--state-dir", str(tmp_path / "state")])
+        assert result.exit_code == 2
+        assert f"sweep {sweep.directory} is in use by pid {holder.pid}" in result.output
+        assert not (tmp_path / "state").exists()  # refused before any stack was looked for
+    finally:
+        holder.kill()
+        holder.wait()
