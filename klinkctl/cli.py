@@ -34,7 +34,8 @@ def one_line(text: str) -> str:
 
 
 class KlinkGroup(click.Group):
-    """Turns KlinkError into one line on stderr and a non-zero exit, never a traceback."""
+    """Turns KlinkError (and an OS error: a full disk, a permission) into one line on stderr and a non-zero
+    exit, never a traceback."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -42,6 +43,10 @@ class KlinkGroup(click.Group):
         except KlinkError as error:
             click.echo(f"error: {one_line(str(error))}", err=True)
             sys.exit(error.exit_code)
+        except OSError as error:  # a full disk, a permission, a vanished file: the OS's words, in one line
+            where = f" ({error.filename})" if getattr(error, "filename", None) else ""
+            click.echo(f"error: {one_line(error.strerror or str(error))}{one_line(where)}", err=True)
+            sys.exit(KlinkError.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)

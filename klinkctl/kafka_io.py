@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -18,13 +19,18 @@ def _admin(bootstrap: str) -> AdminClient:
     return AdminClient({"bootstrap.servers": bootstrap, "logger": QUIET_CLIENT_LOGGER})
 
 
-def _wait_all(futures: dict, what: str, tolerated: tuple[int, ...] = ()) -> None:
+def _wait_all(futures: dict, what: str, tolerated: tuple[int, ...] = (), timeout_s: float = 30) -> None:
+    """Every admin operation's result, within one deadline for all of them (a dead broker answers none)."""
+    deadline = time.monotonic() + timeout_s
     for topic, future in futures.items():
         try:
-            future.result(timeout=30)
+            future.result(timeout=max(0.1, deadline - time.monotonic()))
         except KafkaException as error:
             if error.args[0].code() not in tolerated:
                 raise KlinkError(f"could not {what} topic {topic}: {error.args[0].str()}") from error
+        except concurrent.futures.TimeoutError:
+            raise KlinkError(f"could not {what} topic {topic}: the broker did not answer within "
+                             f"{timeout_s:.0f} s") from None
 
 
 #: Topic setting under which the broker stamps every record with the time it appended it: the "ingestion"

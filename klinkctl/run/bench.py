@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 import yaml
 
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
@@ -172,7 +173,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
                                   config.pack_bytes, progress_after_end_ms(config))
             generator.record_running(spec.state_dir, gen)
             sampler.add_process("generator", gen.popen.pid)
-            _follow(spec, config, job_id, gen, collector, start_at_ms, progress)
+            _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
             _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)
         except KeyboardInterrupt:
@@ -205,7 +206,12 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
                        "reason": f"{reason + '; ' if reason else ''}summarising the run failed: {one_line(error)}; "
                                  f"every collected row is kept in {run_dir}"}
         summary["teardown_problems"] = teardown_problems
-        write_summary(run_dir, summary)
+        try:
+            write_summary(run_dir, summary)
+        except OSError as error:  # a full or read-only disk: say so in one line, keep what was written
+            raise KlinkError(f"{run_dir}: could not write summary.json ({one_line(error)}); the run ended "
+                             f"{summary['status']}{': ' + summary['reason'] if summary.get('reason') else ''}; "
+                             "the rows written before are kept") from None
     return RunOutcome(run_dir, summary)
 
 
@@ -222,11 +228,16 @@ def scheduler_ran(config: BenchConfig, run_dir: Path) -> bool:
 
 
 def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.GeneratorProcess,
-            collector: MetricsCollector, start_at_ms: int, progress: Progress) -> None:
+            collector: MetricsCollector, start_at_ms: int, progress: Progress,
+            stack_processes: dict[str, int] | None = None) -> None:
     """Until the generator finished and the last windows had time to come out; fail fast on a crash."""
     end_ms = start_at_ms + config.duration_ms + drain_ms(config)
     total_s = (end_ms - start_at_ms) / 1000
     while True:
+        dead = [f"{name} (pid {pid})" for name, pid in (stack_processes or {}).items() if not _alive(pid)]
+        if dead:
+            raise RunFailed(f"{', '.join(dead)} of the stack stopped during the run; check `klinkctl status` "
+                            "and its log, then `klinkctl down` and `klinkctl up`")
         code = gen.exit_code()
         if code not in (None, 0):
             raise RunFailed(f"generator exited with code {code}: {gen.last_log_line()}")
@@ -242,6 +253,13 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
                  f"{collector.firings} windows fired"
                  + (f", last SWM latency {last} ms" if last is not None else ""))
         time.sleep(0.5)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 #: The last windows are given up on when neither the sources read more events nor a window fired for this long.
