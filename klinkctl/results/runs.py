@@ -12,6 +12,7 @@ import pandas as pd
 import yaml
 
 from klinkctl.errors import KlinkError
+from klinkctl.results.tables import generation_end_ms
 from klinkctl.results.validity import Validity, assess
 
 LATENCY_FILE = "latency.csv"
@@ -28,8 +29,8 @@ _TRUE = {"true", "1", "yes", "t", "y"}
 class RunData:
     """One run as the comparison sees it.
 
-    ``latency`` holds ``swm_latency_ms`` of every window firing outside the warm-up (rows with
-    ``warmup`` true are left out, as in summary.json); ``summary`` is summary.json, or {}, with its
+    ``latency`` holds ``swm_latency_ms`` of every measured window: not in the warm-up (rows with ``warmup``
+    true) and not ending after the generator stopped (partial windows), as in summary.json; ``summary`` is summary.json, or {}, with its
     ``comparison`` entry recomputed (``validity.assess``) so that older runs have it too; ``bench`` is
     config.yaml's bench settings, or {}.
     """
@@ -69,15 +70,24 @@ def load_run(path: str | Path) -> RunData:
     warmup = _warmup_mask(frame)
     summary = read_summary(run_dir / SUMMARY_FILE) if run_dir is not None else {}
     summary["comparison"] = assess(summary).as_summary()
+    bench = read_bench(run_dir / CONFIG_FILE) if run_dir is not None else {}
+    partial = _partial_mask(frame, generation_end_ms(summary, bench))
     return RunData(
         label=run_dir.resolve().name if run_dir is not None else csv_path.stem,
         policy=_single_policy(frame) or _str_or_none(summary.get("policy")),
-        latency=_latency_values(frame.loc[~warmup], csv_path),
+        latency=_latency_values(frame.loc[~warmup & ~partial], csv_path),
         summary=summary,
         source=csv_path,
         warmup_rows=int(warmup.sum()),
-        bench=read_bench(run_dir / CONFIG_FILE) if run_dir is not None else {},
+        bench=bench,
     )
+
+
+def _partial_mask(frame: pd.DataFrame, end_ms: int | None) -> pd.Series:
+    """True for windows ending after the generator stopped (partial, left out as in summary.json)."""
+    if end_ms is None or "window_end" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    return pd.to_numeric(frame["window_end"], errors="coerce") > end_ms
 
 
 def expand_inputs(paths: list[str | Path]) -> list[Path]:

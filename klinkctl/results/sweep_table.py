@@ -21,7 +21,7 @@ import pandas as pd
 from klinkctl.results import groups
 from klinkctl.results.report import Run, RunSet
 from klinkctl.results import stats
-from klinkctl.results.tables import measured_rows, read_table
+from klinkctl.results.tables import generation_end_ms, measured_rows, read_table
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
 BASELINE_KEYS = ("variant", "policy", "sampler")
@@ -71,11 +71,11 @@ def taskmanager_cpu_percent(run_dir) -> float:
 def latency_growth(run: Run) -> float:
     """How much SWM latency grew over the run's measured span, as a fraction of its mean (Theil-Sen slope ×
     span / mean, stats.latency_trend): about 0 for a sustainable load, growing past the capacity."""
-    latency, bench = read_table(run.run_dir / "latency.csv"), run.config.get("bench") or {}
-    start = run.summary.get("warmup_until_ms")
-    if latency.empty or start is None or "duration_ms" not in bench:
+    latency = read_table(run.run_dir / "latency.csv")
+    end = generation_end_ms(run.summary, run.config.get("bench") or {})
+    if latency.empty or end is None:
         return np.nan
-    measured = measured_rows(latency, start - int(bench.get("warmup_ms", 0)) + int(bench["duration_ms"]))
+    measured = measured_rows(latency, end)
     trend = stats.latency_trend(measured["window_end"].to_numpy(), measured["swm_latency_ms"].to_numpy())
     return trend["growth_fraction"] if trend else np.nan
 

@@ -15,6 +15,15 @@ def read_table(path: Path, **read_csv_options) -> pd.DataFrame:
         return pd.DataFrame()
 
 
+def generation_end_ms(summary: dict, bench: dict) -> int | None:
+    """When the run's generator stopped (epoch ms): the end of its measured span, or None if unknown. Windows
+    ending after it are partial (the generator stopped inside them) and are not measured."""
+    start = summary.get("warmup_until_ms")
+    if start is None or "duration_ms" not in bench:
+        return None
+    return int(start) - int(bench.get("warmup_ms", 0)) + int(bench["duration_ms"])
+
+
 def measured_rows(frame: pd.DataFrame, generation_end_ms: int | None = None) -> pd.DataFrame:
     """Rows after the warm-up (`warmup` column); with generation_end_ms, also no window ending after it (partial:
     the generator stopped inside it)."""

@@ -464,3 +464,14 @@ def test_a_reference_that_names_no_group_lists_the_groups(tmp_path):
     paths = repetitions(tmp_path, "default", [100, 104])
     with pytest.raises(KlinkError, match="--reference 'klnk' names no group; the groups are: default"):
         compare_groups(paths, reference="klnk")
+
+
+def test_windows_ending_after_the_generator_stopped_are_left_out_as_in_the_summary(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "latency.csv").write_text("query,window_end,swm_latency_ms,warmup\n"
+                                         "q00,1000,5000,true\nq00,2000,100,false\nq00,3000,110,false\n"
+                                         "q00,4000,3000,false\n")  # 4000: after the generator stopped
+    (run_dir / "summary.json").write_text(json.dumps({"status": "completed", "warmup_until_ms": 1500}))
+    (run_dir / "config.yaml").write_text(yaml.safe_dump({"bench": {"warmup_ms": 1000, "duration_ms": 3000}}))
+    assert load_run(run_dir).latency.tolist() == [100.0, 110.0]
