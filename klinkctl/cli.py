@@ -28,7 +28,7 @@ console = Console(stderr=True)
 out = Console() if Console().is_terminal else Console(width=200)
 
 
-def one_line(text: str) -> str:
+def printable(text: str) -> str:
     """A message as one printable line: control characters a user's value may carry are shown escaped."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
@@ -41,11 +41,11 @@ class KlinkGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KlinkError as error:
-            click.echo(f"error: {one_line(str(error))}", err=True)
+            click.echo(f"error: {printable(str(error))}", err=True)
             sys.exit(error.exit_code)
         except OSError as error:  # a full disk, a permission, a vanished file: the OS's words, in one line
             where = f" ({error.filename})" if getattr(error, "filename", None) else ""
-            click.echo(f"error: {one_line(error.strerror or str(error))}{one_line(where)}", err=True)
+            click.echo(f"error: {printable((error.strerror or str(error)) + where)}", err=True)
             sys.exit(KlinkError.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)

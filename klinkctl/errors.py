@@ -1,6 +1,12 @@
 """The one exception type users see: a single line saying what is wrong and how to fix it."""
 
 
+def one_line(error: BaseException) -> str:
+    """An unexpected exception as one line for summary.json and the user: its type and its message."""
+    text = " ".join(str(error).split()) or "no message"
+    return f"{type(error).__name__}: {text}"[:300]
+
+
 class KlinkError(Exception):
     """A user-facing error. The CLI prints its message on one line and exits non-zero."""
 

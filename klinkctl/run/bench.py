@@ -15,20 +15,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import psutil
 import yaml
 
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
 from klinkctl.run import scheduler_control
-from klinkctl.errors import KlinkError
+from klinkctl.errors import KlinkError, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
 from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import BenchConfig
+from klinkctl.stack.processes import pid_alive
 from klinkctl.stack.spec import StackSpec
 from klinkctl import workloads
 from klinkctl.workloads import common
@@ -234,7 +234,7 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
     end_ms = start_at_ms + config.duration_ms + drain_ms(config)
     total_s = (end_ms - start_at_ms) / 1000
     while True:
-        dead = [f"{name} (pid {pid})" for name, pid in (stack_processes or {}).items() if not _alive(pid)]
+        dead = [f"{name} (pid {pid})" for name, pid in (stack_processes or {}).items() if not pid_alive(pid)]
         if dead:
             raise RunFailed(f"{', '.join(dead)} of the stack stopped during the run; check `klinkctl status` "
                             "and its log, then `klinkctl down` and `klinkctl up`")
@@ -253,13 +253,6 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
                  f"{collector.firings} windows fired"
                  + (f", last SWM latency {last} ms" if last is not None else ""))
         time.sleep(0.5)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 #: The last windows are given up on when neither the sources read more events nor a window fired for this long.
@@ -333,11 +326,6 @@ def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload:
         except Exception as error:  # noqa: BLE001 - one broken step must not skip the others
             problems.append(f"{what}: {one_line(error)}")
     return problems
-
-
-def one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or "no message"
-    return f"{type(error).__name__}: {text}"[:300]
 
 
 def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:

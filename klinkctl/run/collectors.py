@@ -21,6 +21,7 @@ from typing import IO
 import psutil
 from confluent_kafka import Consumer
 
+from klinkctl.errors import one_line
 from klinkctl.stack import flink
 from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
 from klinkctl.stack.spec import StackSpec
@@ -82,7 +83,7 @@ class RecordingThread(threading.Thread):
         try:
             self._loop()
         except Exception as error:  # noqa: BLE001 - recorded, and the run reports it
-            self.error = f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
+            self.error = one_line(error)
 
     def _loop(self) -> None:
         raise NotImplementedError

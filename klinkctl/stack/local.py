@@ -11,6 +11,7 @@ from pathlib import Path
 from klinkctl import artifacts, prereqs
 from klinkctl.cpus import release_cpu_quota_group
 from klinkctl.errors import ComponentFailed, KlinkError
+from klinkctl.generator import RUNNING_FILE as GENERATOR_RUNNING_FILE
 from klinkctl.locks import STACK_LOCK
 from klinkctl.stack import flink, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
@@ -21,7 +22,7 @@ from klinkctl.files import write_json
 
 RECORD_FILE = "stack.json"
 #: What `up` may create in the state dir. `down --purge` deletes those of them the marker lists.
-OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LOCK, "generator.json")
+OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LOCK, GENERATOR_RUNNING_FILE)
 #: Written by the first `up` in a state dir: the entries it created there (not those that were there before).
 MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0

@@ -54,6 +54,14 @@ def _process(managed: ManagedProcess) -> psutil.Process | None:
         return None
 
 
+def pid_alive(pid: int) -> bool:
+    """The process exists and is not a zombie (for pids recorded without a start time)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def is_running(managed: ManagedProcess) -> bool:
     return _process(managed) is not None
 
