@@ -231,7 +231,7 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "every cycle, as in the paper, even when all queued work fits in one cycle (default: such cycles "
               "pause nothing).")
 @click.option("--enforce", type=str, help="Scheduler: how tasks not chosen are held back: pause (suspend their "
-              "input, the paper's) or priority (keep running at nice 19: work-conserving; needs root). [pause]")
+              "input, the paper's) or priority (keep running at nice 19: work-conserving; needs CAP_SYS_NICE). [pause]")
 @click.option("--k", type=str, help="kmeans: clusters each window's k-means finds. [5]")
 @click.option("--kmeans-iterations", type=str, help="kmeans: Lloyd iterations per window at most. [20]")
 @click.option("--campaigns", type=str, help="ysb: campaigns (window keys), each with 10 ads. [100]")

@@ -86,6 +86,12 @@ def cancel(spec: StackSpec, job_id: str) -> None:
         time.sleep(0.3)
 
 
+def jobs_run(spec: StackSpec) -> int:
+    """How many jobs the JobManager has run or runs (its /jobs/overview: jobs that ended more than
+    `jobstore.expiration-time`, 1 h, ago are no longer listed)."""
+    return len(flink.rest_get(spec, "/jobs/overview").get("jobs", []))
+
+
 def cancel_leftover_runs(spec: StackSpec) -> list[str]:
     """Cancel the bench jobs still running on the stack, left by a klinkctl that was killed (kill -9, a crash);
     called while holding the stack's run lock, so no live klinkctl owns them. Jobs under any other name are

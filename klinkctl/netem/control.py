@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ class Applied:
     namespace: dict | None = None  # GeneratorNamespace.to_dict() when klinkctl created it
     relays: list[dict] | None = None  # ManagedProcess dicts
     container: str | None = None
+    previous: dict | None = None  # a host interface's root qdisc before klinkctl's (previous_qdisc), for `clear`
 
     def to_dict(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None}
@@ -65,21 +67,47 @@ def apply_local(state_dir: Path, target: str, qdisc: list[str], kafka_port: int 
     """netem (or, for tests, any qdisc with probe=False) on the generator's veth or on a named interface.
     The probe comes first: where netem is missing nothing is created. The generator's namespace needs the
     stack's Kafka port (None = no stack recorded)."""
-    require_local_tools()
+    require_local_tools(namespace=target == GENERATOR)
     state = NetemState(state_dir)
     applied = state.load()
-    if probe:
+    if target == GENERATOR and probe:  # first: where netem is missing, that is the news
         probe_netem_on_this_host()
     if target == GENERATOR and kafka_port is None:
         raise KlinkError(f"no stack recorded in {state_dir}; start it first with `klinkctl up`")
     if target == GENERATOR:
         entry = _on_generator_namespace(state_dir, qdisc, kafka_port, applied)
-    else:
+    else:  # no probe: `tc qdisc replace` with a kind the kernel lacks fails and changes nothing
         check(on_host(["ip", "link", "show", target]), f"interface {target}", "finding the interface")
+        earlier = next((a for a in applied if a.target == target), None)
+        previous = earlier.previous if earlier else previous_qdisc(target)
         check(on_host(tc_replace(target, qdisc)), f"interface {target}", "applying the qdisc")
-        entry = Applied(target, target, qdisc)
+        entry = Applied(target, target, qdisc, previous=previous)
     state.save([a for a in applied if a.target != target] + [entry])
     return entry
+
+
+def previous_qdisc(device: str) -> dict:
+    """The root qdisc a host interface has now: {kind, handle, line} ({} if none, e.g. the link is down)."""
+    code, output = on_host(["tc", "-j", "qdisc", "show", "dev", device])
+    roots = [q for q in json.loads(output or "[]") if q.get("root")] if code == 0 else []
+    if not roots:
+        return {}
+    line = next((text for text in on_host(tc_show(device))[1].splitlines() if " root " in f"{text} "), "")
+    return {"kind": roots[0]["kind"], "handle": roots[0]["handle"], "line": line}
+
+
+def restore_command(device: str, previous: dict | None) -> list[str]:
+    """What puts the previous root qdisc back: deleting ours when it was the kernel's default (handle 0:, or
+    none), else re-adding it from tc's description (`limit 77p` read back as `limit 77`)."""
+    if not previous or previous.get("handle") in (None, "0:"):
+        return tc_delete(device)
+    words = previous["line"].split()
+    after_root = words[words.index("root") + 1:]
+    if after_root[:1] == ["refcnt"]:
+        after_root = after_root[2:]
+    options = [re.sub(r"^(\d+)p$", r"\1", word) if before == "limit" else word
+               for before, word in zip(["", *after_root], after_root)]
+    return ["tc", "qdisc", "replace", "dev", device, "root", "handle", previous["handle"], previous["kind"], *options]
 
 
 def _on_generator_namespace(state_dir: Path, qdisc: list[str], kafka_port: int, applied: list[Applied]) -> Applied:
@@ -142,11 +170,27 @@ def clear(state_dir: Path, find_container=None) -> list[str]:
         if entry.namespace:
             stop_relays([ManagedProcess.from_dict(r) for r in entry.relays or []])
             GeneratorNamespace.for_state_dir(state_dir).teardown()
-        else:
+        elif entry.container:
             _runner(entry, state_dir, find_container)(tc_delete(entry.device))
+        else:
+            cleared.append(f"{entry.target} ({_restore_host_interface(entry)})")
+            continue
         cleared.append(f"{entry.target} ({entry.device})")
     state.save([])
     return cleared
+
+
+def _restore_host_interface(entry: Applied) -> str:
+    """Puts the interface's previous root qdisc back; says what it did (or what the user must redo)."""
+    code, output = on_host(restore_command(entry.device, entry.previous))
+    if not entry.previous or entry.previous.get("handle") in (None, "0:"):
+        return f"{entry.device}, the kernel's default qdisc back"
+    if code == 0:
+        return f"{entry.device}, previous qdisc {entry.previous['kind']} {entry.previous['handle']} restored"
+    on_host(tc_delete(entry.device))
+    reason = output.splitlines()[-1] if output else f"exit code {code}"
+    return (f"{entry.device}; the previous qdisc could not be re-added ({reason}), re-add it by hand: "
+            f"{entry.previous['line']}")
 
 
 def _runner(entry: Applied, state_dir: Path, find_container) -> Runner:

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from typing import Callable
 
+from klinkctl import privileges
 from klinkctl.errors import KlinkError
 
 #: Runs one command where the qdisc lives and returns (exit code, combined output).
@@ -29,10 +30,13 @@ def in_namespace(namespace: str) -> Runner:
     return lambda argv: on_host(["ip", "netns", "exec", namespace, *argv])
 
 
-def require_local_tools() -> None:
-    """Root and iproute2 (ip, tc) before anything is touched."""
-    if os.geteuid() != 0:
-        raise KlinkError("tc netem and network namespaces need root: run `sudo klinkctl netem ...` (or as root)")
+def require_local_tools(namespace: bool = True) -> None:
+    """The capabilities and iproute2 (ip, tc) before anything is touched: CAP_NET_ADMIN for tc, and
+    CAP_SYS_ADMIN too for a network namespace (`ip netns add` mounts it under /run/netns)."""
+    if namespace:
+        privileges.require(("CAP_NET_ADMIN", "CAP_SYS_ADMIN"), "netem on the generator (a network namespace)")
+    else:
+        privileges.require(("CAP_NET_ADMIN",), "netem on a host interface")
     for tool in ("ip", "tc"):
         if shutil.which(tool) is None:
             raise KlinkError(f"`{tool}` is not installed: install iproute2 (e.g. `apt-get install iproute2`)")

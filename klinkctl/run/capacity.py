@@ -211,7 +211,7 @@ def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_p
 @dataclass(frozen=True)
 class SearchSettings:
     start_rate: int = 10_000  # events/s per query of the first probe
-    factor: float = 2.0  # the ramp multiplies (or, while every probe fails, divides) the rate by this
+    factor: float = 4.0  # the ramp multiplies (or, while every probe fails, divides) the rate by this
     precision: float = 0.05  # stop once the lowest failing rate is within this fraction above the highest passing
     max_probes: int = 8
     max_rate: int | None = None  # never probe above this (e.g. a generator limit known in advance)
@@ -314,7 +314,8 @@ def _limit_reason(rate: int | None, passed: int | None, failed: int | None, sett
 
 
 def capacity_document(workload: str, config: dict, stack: dict, directory: Path, result: SearchResult,
-                      settings: SearchSettings, thresholds: Thresholds, warmup_runs: list[str] = ()) -> dict:
+                      settings: SearchSettings, thresholds: Thresholds, warmup_runs: list[str] = (),
+                      warmup_rule: str = "") -> dict:
     """capacity.json: the rate, what it applies to, and every probe with its criteria (docs/capacity.md)."""
     queries = int(config["queries"])
     return {
@@ -333,6 +334,7 @@ def capacity_document(workload: str, config: dict, stack: dict, directory: Path,
         "search": asdict(settings),
         "thresholds": asdict(thresholds),
         "warmup_runs": list(warmup_runs),
+        "warmup_rule": warmup_rule,
         "probes": [_probe_entry(probe, queries) for probe in result.probes],
     }
 

@@ -7,6 +7,7 @@ The library (klinkctl.run.capacity: SciPy, pandas) is imported inside the comman
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,13 @@ if TYPE_CHECKING:
 
 #: bench's parameters the capacity search sets itself.
 SEARCHED = ("rate", "load", "capacity")
+AUTO = "auto"
+#: A TaskManager reads far below its steady rate in its first jobs (docs/capacity.md, "Warm-up runs"): 0.1x
+#: in the first, 0.5x in the second, and the fourth job on a fresh whole-core stack still fell behind at a
+#: rate the fifth to eleventh sustained; `--warmup-runs auto` runs jobs until the JobManager has run this many.
+WARM_AFTER_JOBS = 4
+#: Warm-up runs are not judged: shorter than a probe (the runs of the warm-up measurement were 15 s).
+WARMUP_RUN_MS = 15_000
 
 HELP = """Find the maximum sustainable rate (events/s per query) of a WORKLOAD configuration on the running
 stack: short bench runs (probes) at an exponentially growing rate until one is not sustainable, then
@@ -36,16 +44,17 @@ def capacity_command(bench: click.Command) -> click.Command:
     own = [
         click.Option(["--start-rate"], type=int, default=10_000, show_default=True,
                      help="Events/s per query of the first probe."),
-        click.Option(["--factor"], type=float, default=2.0, show_default=True,
+        click.Option(["--factor"], type=float, default=4.0, show_default=True,
                      help="The ramp multiplies the rate by this after each sustainable probe (divides while "
                           "every probe fails)."),
         click.Option(["--precision"], type=float, default=0.05, show_default=True,
                      help="Stop once the lowest unsustainable rate is within this fraction of the highest "
                           "sustainable one."),
         click.Option(["--max-probes"], type=int, default=8, show_default=True, help="Probes at most."),
-        click.Option(["--warmup-runs"], type=int, default=1, show_default=True,
-                     help="Runs at the start rate before the first probe, kept but not judged: the first job on "
-                          "a fresh TaskManager runs its code cold and reads far below its steady rate."),
+        click.Option(["--warmup-runs"], type=str, default=AUTO, show_default=True,
+                     help="Runs at the start rate before the first probe, kept but not judged: a fresh "
+                          "TaskManager's first jobs read far below its steady rate. auto = until the JobManager "
+                          f"has run {WARM_AFTER_JOBS} jobs (none on a stack that has); or a number."),
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
@@ -55,7 +64,7 @@ def capacity_command(bench: click.Command) -> click.Command:
 
 
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
-             factor: float, precision: float, max_probes: int, max_rate: int | None, warmup_runs: int,
+             factor: float, precision: float, max_probes: int, max_rate: int | None, warmup_runs: str,
              out: Path | None, **options) -> None:
     from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import capacity as cap
@@ -65,8 +74,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
 
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
     thresholds = cap.Thresholds()
-    if warmup_runs < 0:
-        raise KlinkError(f"--warmup-runs must not be negative, got {warmup_runs}")
+    requested_warmups = parse_warmup_runs(warmup_runs)
     options["duration"] = options["duration"] or cap.PROBE_DURATION
     options["warmup"] = options["warmup"] or cap.PROBE_WARMUP
     config = resolve(config_file, {"workload": workload, **options})
@@ -77,6 +85,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     if out is not None and out.is_dir():
         raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
     spec, processes = _ensure_stack(state_dir)
+    warmup_rule, warmup_runs = warmups_needed(spec, requested_warmups)
     directory = cap.new_capacity_dir(results_dir, workload)
     started = time.monotonic()
     with Progress(SpinnerColumn(), MofNCompleteColumn(), BarColumn(bar_width=24), TimeElapsedColumn(),
@@ -98,15 +107,16 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
                               markup=False, highlight=False, soft_wrap=True)
 
         warmups = []
+        warmup_config = warmup_run_config(config)
         for n in range(warmup_runs):
-            outcome = run(config, f"warm-up run {n + 1}/{warmup_runs}, not judged")
+            outcome = run(warmup_config, f"warm-up run {n + 1}/{warmup_runs} ({warmup_rule}), not judged")
             warmups.append(str(outcome.run_dir))
             if outcome.summary.get("status") != "completed":
                 raise KlinkError(f"capacity search ended before its first probe: warm-up run {outcome.run_dir} "
                                  f"{outcome.summary.get('status')}: {outcome.summary.get('reason')}")
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
-                                     thresholds, warmups)
+                                     thresholds, warmups, warmup_rule)
     path = cap.write_capacity(directory / "capacity.json", document)
     if out is not None:  # a copy where the user wants it; the search directory stays complete
         path = cap.write_capacity(out, document)
@@ -114,6 +124,32 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     click.echo(f"capacity.json: {path}")
     if result.bottleneck == cap.ABORTED:
         raise KlinkError(f"capacity search ended: {result.stopped}")
+
+
+def parse_warmup_runs(value: str) -> int | None:
+    """None for auto, else the number of warm-up runs asked for."""
+    if value.strip().lower() == AUTO:
+        return None
+    if not value.strip().isascii() or not value.strip().isdigit():
+        raise KlinkError(f"--warmup-runs must be auto or a whole number of runs (0 or more), got {value!r}")
+    return int(value)
+
+
+def warmup_run_config(config):
+    """A probe's config, shortened to WARMUP_RUN_MS (never below its own warm-up, never above its duration)."""
+    duration = min(config.duration_ms, max(WARMUP_RUN_MS, config.warmup_ms + 1000))
+    return replace(config, duration_ms=duration).validate()
+
+
+def warmups_needed(spec, requested: int | None) -> tuple[str, int]:
+    """(why, how many) warm-up runs: as asked, or (auto) as many as the JobManager is short of WARM_AFTER_JOBS."""
+    if requested is not None:
+        return f"--warmup-runs {requested}", requested
+    from klinkctl import flink_jobs
+
+    run_before = flink_jobs.jobs_run(spec)
+    return (f"auto: the JobManager had run {run_before} jobs, warm after {WARM_AFTER_JOBS}",
+            max(0, WARM_AFTER_JOBS - run_before))
 
 
 def _print_result(result: SearchResult, queries: int, took: str) -> None:

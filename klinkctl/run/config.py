@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import yaml
 
+from klinkctl import privileges
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
@@ -179,9 +179,10 @@ class BenchConfig:
             raise KlinkError(f"--cores must be at least 1, got {self.cores}")
         if self.enforce not in ENFORCEMENTS:
             raise KlinkError(f"--enforce must be one of {', '.join(ENFORCEMENTS)}, got {self.enforce!r}")
-        if self.enforce == "priority" and os.geteuid() != 0:
-            raise KlinkError("--enforce priority lowers task threads' OS priority, which needs root; "
-                             "use --enforce pause")
+        if self.enforce == "priority" and not privileges.children_get("CAP_SYS_NICE"):
+            raise KlinkError("--enforce priority lowers task threads' OS priority and raises it back, which needs "
+                             "CAP_SYS_NICE (root, or ambient: docs/reliability.md, \"Privileges\") for klinkctl and "
+                             "the stack it started; or use --enforce pause")
 
     def network_delay(self) -> DelayModel:
         return parse_delay(self.delay)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from klinkctl import privileges
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
 from klinkctl.cpus import cpu_quota_group, in_group, pinned
@@ -93,15 +94,16 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
 # CAP_SYS_NICE). Java priority 2 then maps to nice 19 and every other one to nice 0, so that only the task
 # threads the scheduler's `--enforce priority` demotes to priority 2 change (klink-agent Enforcement). Not 1:
 # Flink's metric query service runs at priority 1, and at nice 19 it starves under overload (no throughput
-# samples). Unprivileged, the JVM would warn at start.
-def priority_opts(root: bool) -> list[str]:
-    if not root:
+# samples). Without CAP_SYS_NICE the JVM would warn at start and ignore the priorities; with it (root, or an
+# ambient capability for another user) it warns that the policy "may require" root and applies them.
+def priority_opts(can_renice: bool) -> list[str]:
+    if not can_renice:
         return []
     return ["-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority2_To_OSPriority=19",
             *(f"-XX:JavaPriority{p}_To_OSPriority=0" for p in range(1, 11) if p != 2)]
 
 
-_PRIORITY_OPTS = priority_opts(root=os.geteuid() == 0)
+_PRIORITY_OPTS = priority_opts(can_renice=privileges.children_get("CAP_SYS_NICE"))
 
 
 def write_conf_dir(spec: StackSpec, artifacts: Artifacts) -> Path:

@@ -1,6 +1,7 @@
 import pytest
 
 from klinkctl.delay import parse_delay
+from klinkctl import privileges
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import BenchConfig, resolve
 from klinkctl.units import duration_ms
@@ -152,14 +153,14 @@ def test_a_core_list_written_as_a_bare_number_in_yaml_still_pins(tmp_path):
     assert resolve(config_file, {}).generator_cpus == "0"
 
 
-def test_priority_enforcement_reaches_the_agent_only_when_asked_for_and_needs_root(monkeypatch):
+def test_priority_enforcement_reaches_the_agent_only_when_asked_for_and_needs_cap_sys_nice(monkeypatch):
     assert "enforce" not in resolve(None, {"policy": "klink"}).scheduler_params()
-    monkeypatch.setattr("os.geteuid", lambda: 0)
+    monkeypatch.setattr(privileges, "children_get", lambda capability: capability == "CAP_SYS_NICE")
     assert resolve(None, {"policy": "klink", "enforce": "priority"}).scheduler_params()["enforce"] == "priority"
     with pytest.raises(KlinkError, match="--enforce must be one of pause, priority, got 'freeze'"):
         resolve(None, {"enforce": "freeze"})
-    monkeypatch.setattr("os.geteuid", lambda: 1000)
-    with pytest.raises(KlinkError, match="needs root; use --enforce pause"):
+    monkeypatch.setattr(privileges, "children_get", lambda capability: False)
+    with pytest.raises(KlinkError, match="needs CAP_SYS_NICE .* or use --enforce pause"):
         resolve(None, {"policy": "klink", "enforce": "priority"})
 
 

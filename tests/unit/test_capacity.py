@@ -10,7 +10,10 @@ import pandas as pd
 import pytest
 
 from klinkctl.errors import KlinkError
+from klinkctl import flink_jobs
 from klinkctl.run import capacity as cap
+from klinkctl.run import capacity_cli
+from klinkctl.run.config import BenchConfig
 
 THRESHOLDS = cap.Thresholds()
 
@@ -182,23 +185,31 @@ def test_the_search_brackets_the_capacity_within_the_precision(capacity):
 
 def test_the_ramp_doubles_until_a_failure_then_bisects_geometrically():
     probe, rates = machine(50_000)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, factor=2, max_probes=12))
     assert rates[:4] == [10_000, 20_000, 40_000, 80_000]
     assert rates[4] == round(math.sqrt(40_000 * 80_000))
     assert len(rates) == 4 + 4  # a bracket of 2x shrinks to 5 % in ceil(log2(ln 2 / ln 1.05)) = 4 bisections
     assert result.rate == max(p.rate for p in result.probes if p.passed)
 
 
+@pytest.mark.parametrize("capacity", [10_500, 23_456, 61_000, 123_377, 150_000])
+def test_the_default_search_converges_within_its_probe_limit_up_to_16x_the_start_rate(capacity):
+    """The default factor 4: a capacity up to 16x the start rate takes at most 3 ramp and 5 bisection probes."""
+    probe, rates = machine(capacity)
+    result = cap.search(probe, cap.SearchSettings())
+    assert result.converged and len(rates) <= cap.SearchSettings().max_probes
+
+
 def test_when_the_first_probe_fails_the_search_ramps_down():
     probe, rates = machine(3_000)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, factor=2, max_probes=12))
     assert rates[:3] == [10_000, 5_000, 2_500]
     assert result.converged and result.rate <= 3_000 < result.rate * 1.05
 
 
 def test_the_search_stops_at_max_probes_and_says_so():
     probe, rates = machine(61_000)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=5))
+    result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=5))
     assert len(rates) == 5 and not result.converged
     assert result.bottleneck == cap.FLINK  # bracketed (40 000 passed, 80 000 failed), just not to 5 %
     assert result.rate == 56_569 and "--max-probes 5" in result.stopped
@@ -206,38 +217,38 @@ def test_the_search_stops_at_max_probes_and_says_so():
 
 def test_every_probe_passing_up_to_the_limit_is_not_reached():
     probe, _ = machine(1e9)
-    limited = cap.search(probe, cap.SearchSettings(start_rate=1_000, max_probes=3))
+    limited = cap.search(probe, cap.SearchSettings(factor=2, start_rate=1_000, max_probes=3))
     assert limited.bottleneck == cap.NOT_REACHED and limited.rate == 4_000 and not limited.converged
     probe, rates = machine(1e9)
-    capped = cap.search(probe, cap.SearchSettings(start_rate=1_000, max_probes=10, max_rate=3_000))
+    capped = cap.search(probe, cap.SearchSettings(factor=2, start_rate=1_000, max_probes=10, max_rate=3_000))
     assert rates == [1_000, 2_000, 3_000] and capped.bottleneck == cap.NOT_REACHED
     assert "--max-rate 3000" in capped.stopped
 
 
 def test_a_generator_bound_probe_ends_the_search_with_the_last_sustainable_rate():
     probe, rates = machine(capacity=1e9, generator_limit=30_000)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
     assert rates == [10_000, 20_000, 40_000]
     assert result.bottleneck == cap.GENERATOR and result.rate == 20_000 and "generator, not Flink" in result.stopped
 
 
 def test_a_failed_run_ends_the_search_with_a_clear_message():
     probe, rates = machine(capacity=50_000, fail_at=20_000)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
     assert rates == [10_000, 20_000] and result.bottleneck == cap.ABORTED
     assert "probe at 20000 events/s per query failed: run failed" in result.stopped
 
 
 def test_an_unsteady_probe_is_repeated_once_at_the_same_rate():
     probe, rates = machine(25_000, unsteady=1)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
     assert rates[:3] == [10_000, 10_000, 20_000] and result.converged
     assert [p.assessment.verdict for p in result.probes[:2]] == [cap.UNSTEADY, cap.SUSTAINABLE]
 
 
 def test_unsteady_twice_at_a_rate_counts_as_unsustainable():
     probe, rates = machine(25_000, unsteady=2)
-    result = cap.search(probe, cap.SearchSettings(start_rate=10_000, max_probes=12))
+    result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
     assert rates[:3] == [10_000, 10_000, 5_000]
     assert 5_000 <= result.rate < 10_000 and result.converged
 
@@ -280,3 +291,36 @@ def test_capacity_document_lists_every_probe_with_its_criteria():
     assert first["passed"] and not second["passed"] and second["run_dir"] == "/r/b"
     assert second["criteria"]["source_read"]["read_fraction"] == pytest.approx(0.75)
     assert not second["criteria"]["latency_trend"]["passed"]
+
+
+@pytest.mark.parametrize("value, expected", [("auto", None), ("AUTO", None), ("0", 0), ("3", 3)])
+def test_warmup_runs_are_auto_or_a_whole_number(value, expected):
+    assert capacity_cli.parse_warmup_runs(value) == expected
+
+
+@pytest.mark.parametrize("value", ["-1", "two", "1.5", "\u0663", ""])
+def test_other_warmup_runs_are_one_clear_error(value):
+    with pytest.raises(KlinkError, match="--warmup-runs must be auto or a whole number"):
+        capacity_cli.parse_warmup_runs(value)
+
+
+@pytest.mark.parametrize("jobs_before, expected", [(0, capacity_cli.WARM_AFTER_JOBS), (3, capacity_cli.WARM_AFTER_JOBS - 3),
+                                                  (capacity_cli.WARM_AFTER_JOBS, 0), (40, 0)])
+def test_auto_warms_up_until_the_jobmanager_has_run_enough_jobs(monkeypatch, jobs_before, expected):
+    monkeypatch.setattr(flink_jobs, "jobs_run", lambda spec: jobs_before)
+    rule, runs = capacity_cli.warmups_needed(spec=None, requested=None)
+    assert runs == expected and f"had run {jobs_before} jobs" in rule
+
+
+def test_a_requested_number_of_warmup_runs_is_run_whatever_the_stack_ran(monkeypatch):
+    monkeypatch.setattr(flink_jobs, "jobs_run", lambda spec: pytest.fail("asked the stack"))
+    assert capacity_cli.warmups_needed(spec=None, requested=2) == ("--warmup-runs 2", 2)
+
+
+def test_warmup_runs_are_shorter_than_probes_but_longer_than_their_warmup():
+    probe = BenchConfig(workload="ysb", duration_ms=30_000, warmup_ms=6_000).validate()
+    assert capacity_cli.warmup_run_config(probe).duration_ms == capacity_cli.WARMUP_RUN_MS
+    long_warmup = BenchConfig(workload="ysb", duration_ms=60_000, warmup_ms=20_000).validate()
+    assert capacity_cli.warmup_run_config(long_warmup).duration_ms == 21_000
+    short = BenchConfig(workload="ysb", duration_ms=10_000, warmup_ms=2_000).validate()
+    assert capacity_cli.warmup_run_config(short).duration_ms == 10_000

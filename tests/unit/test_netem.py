@@ -4,6 +4,7 @@ import ipaddress
 
 import pytest
 
+from klinkctl import privileges
 from klinkctl.errors import KlinkError
 from klinkctl.netem import control, links
 from klinkctl.netem.namespace import GeneratorNamespace
@@ -51,10 +52,27 @@ def test_permission_problems_name_root_and_net_admin():
         links.check((2, "RTNETLINK answers: Operation not permitted"), "container klink-kafka-1", "applying netem")
 
 
-def test_not_root_is_said_before_anything_runs(monkeypatch):
-    monkeypatch.setattr(links.os, "geteuid", lambda: 1000)
-    with pytest.raises(KlinkError, match=r"need root: run `sudo klinkctl netem"):
-        links.require_local_tools()
+def test_a_missing_capability_is_said_before_anything_runs(monkeypatch):
+    monkeypatch.setattr(privileges, "children_get", lambda capability: capability == "CAP_NET_ADMIN")
+    links.require_local_tools(namespace=False)  # a host interface: CAP_NET_ADMIN is enough
+    with pytest.raises(KlinkError, match=r"a network namespace\) needs CAP_SYS_ADMIN: run as root, or grant it .*"
+                                         r"--ambient-caps=\+sys_admin"):
+        links.require_local_tools(namespace=True)
+
+
+@pytest.mark.parametrize("previous, command", [
+    (None, ["tc", "qdisc", "del", "dev", "eth1", "root"]),
+    ({}, ["tc", "qdisc", "del", "dev", "eth1", "root"]),
+    ({"kind": "fq_codel", "handle": "0:", "line": "qdisc fq_codel 0: root refcnt 2 limit 10240p"},
+     ["tc", "qdisc", "del", "dev", "eth1", "root"]),
+    ({"kind": "pfifo", "handle": "1:", "line": "qdisc pfifo 1: root refcnt 3 limit 77p"},
+     ["tc", "qdisc", "replace", "dev", "eth1", "root", "handle", "1:", "pfifo", "limit", "77"]),
+    ({"kind": "tbf", "handle": "5:", "line": "qdisc tbf 5: root rate 1Mbit burst 4Kb lat 400ms"},
+     ["tc", "qdisc", "replace", "dev", "eth1", "root", "handle", "5:", "tbf", "rate", "1Mbit", "burst", "4Kb",
+      "lat", "400ms"]),
+])
+def test_clear_puts_the_previous_root_qdisc_back(previous, command):
+    assert control.restore_command("eth1", previous) == command
 
 
 def test_the_namespace_names_fit_linux_limits_and_are_stable_per_state_dir(tmp_path):

@@ -46,8 +46,8 @@ def test_taskmanagers_get_the_agent_from_the_state_dir_and_python_is_this_venv()
 
 
 def test_as_root_taskmanagers_apply_java_priority_2_as_nice_19_and_every_other_as_nice_0(monkeypatch):
-    monkeypatch.setattr(flink, "_PRIORITY_OPTS", flink.priority_opts(root=True))
+    monkeypatch.setattr(flink, "_PRIORITY_OPTS", flink.priority_opts(can_renice=True))
     options = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())["env.java.opts.taskmanager"].split()
     assert {"-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority2_To_OSPriority=19", "-XX:JavaPriority1_To_OSPriority=0",
             "-XX:JavaPriority5_To_OSPriority=0", "-XX:JavaPriority10_To_OSPriority=0"} <= set(options)
-    assert flink.priority_opts(root=False) == []
+    assert flink.priority_opts(can_renice=False) == []
