@@ -6,7 +6,7 @@ klinkctl does its privileged work in child processes (tc and ip for netem, the T
 capabilities across exec) or, for any other user, in klinkctl's ambient set, e.g.
 
     sudo setpriv --reuid="$USER" --regid="$USER" --init-groups --inh-caps=+net_admin,+sys_admin \\
-        --ambient-caps=+net_admin,+sys_admin klinkctl netem apply generator --delay 50ms
+        --ambient-caps=+net_admin,+sys_admin klinkctl netem apply --delay 50ms
 """
 
 from __future__ import annotations

@@ -88,18 +88,22 @@ def apply_local(state_dir: Path, target: str, qdisc: list[str], kafka_port: int 
 
 def previous_qdisc(device: str) -> dict:
     """The root qdisc a host interface has now: {kind, handle, line} ({} if none, e.g. the link is down)."""
-    code, output = on_host(["tc", "-j", "qdisc", "show", "dev", device])
-    roots = [q for q in json.loads(output or "[]") if q.get("root")] if code == 0 else []
-    if not roots:
-        return {}
     line = next((text for text in on_host(tc_show(device))[1].splitlines() if " root " in f"{text} "), "")
-    return {"kind": roots[0]["kind"], "handle": roots[0]["handle"], "line": line}
+    if not line:
+        return {}
+    _, kind, handle, *_ = line.split()  # qdisc pfifo 7: root refcnt 3 limit 77p
+    return {"kind": kind, "handle": handle, "line": line}
+
+
+def _was_kernel_default(previous: dict | None) -> bool:
+    """No qdisc recorded, or the one the kernel attaches by itself (handle 0:): deleting ours brings it back."""
+    return not previous or previous.get("handle") in (None, "0:")
 
 
 def restore_command(device: str, previous: dict | None) -> list[str]:
-    """What puts the previous root qdisc back: deleting ours when it was the kernel's default (handle 0:, or
-    none), else re-adding it from tc's description (`limit 77p` read back as `limit 77`)."""
-    if not previous or previous.get("handle") in (None, "0:"):
+    """What puts the previous root qdisc back: deleting ours when it was the kernel's default, else re-adding
+    it from tc's description (`limit 77p` read back as `limit 77`)."""
+    if _was_kernel_default(previous):
         return tc_delete(device)
     words = previous["line"].split()
     after_root = words[words.index("root") + 1:]
@@ -167,15 +171,15 @@ def clear(state_dir: Path, find_container=None) -> list[str]:
     state = NetemState(state_dir)
     cleared = []
     for entry in state.load():
+        done = entry.device
         if entry.namespace:
             stop_relays([ManagedProcess.from_dict(r) for r in entry.relays or []])
             GeneratorNamespace.for_state_dir(state_dir).teardown()
         elif entry.container:
             _runner(entry, state_dir, find_container)(tc_delete(entry.device))
         else:
-            cleared.append(f"{entry.target} ({_restore_host_interface(entry)})")
-            continue
-        cleared.append(f"{entry.target} ({entry.device})")
+            done = _restore_host_interface(entry)
+        cleared.append(f"{entry.target} ({done})")
     state.save([])
     return cleared
 
@@ -183,7 +187,7 @@ def clear(state_dir: Path, find_container=None) -> list[str]:
 def _restore_host_interface(entry: Applied) -> str:
     """Puts the interface's previous root qdisc back; says what it did (or what the user must redo)."""
     code, output = on_host(restore_command(entry.device, entry.previous))
-    if not entry.previous or entry.previous.get("handle") in (None, "0:"):
+    if _was_kernel_default(entry.previous):
         return f"{entry.device}, the kernel's default qdisc back"
     if code == 0:
         return f"{entry.device}, previous qdisc {entry.previous['kind']} {entry.previous['handle']} restored"
