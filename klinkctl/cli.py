@@ -37,8 +37,14 @@ class KlinkGroup(click.Group):
     """Turns KlinkError (and an OS error: a full disk, a permission) into one line on stderr and a non-zero
     exit, never a traceback."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["klinkctl.argv"] = list(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context):
         try:
+            if any("\x00" in arg for arg in ctx.meta.get("klinkctl.argv", ())):  # no path or value holds one
+                raise KlinkError("an argument contains a NUL byte (\\x00), which no path or value may hold; remove it")
             return super().invoke(ctx)
         except KlinkError as error:
             click.echo(f"error: {printable(str(error))}", err=True)
@@ -225,8 +231,10 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "sampler's 1 - delta. [0.95]")
 @click.option("--memory-bound", type=str, help="Scheduler (klink): memory-used fraction b that starts memory "
               "management, 0 < b <= 1. [0.8]")
-@click.option("--cores", type=str, help="Scheduler: tasks (klink: pipelines) running at once C. "
+@click.option("--cores", type=str, help="Scheduler: pipelines (queries) running at once C, for every policy. "
               "[cores of the TaskManager]")
+@click.option("--aging", type=str, help="Scheduler (klink, fcfs, hr, sbox): force in a task that was runnable but "
+              "not chosen for this many cycles; 0 = off, as in the paper (on, a deviation). [0]")
 @click.option("--strict-slack", is_flag=True, default=None, help="Scheduler (klink): select C pipelines by slack "
               "every cycle, as in the paper, even when all queued work fits in one cycle (default: such cycles "
               "pause nothing).")

@@ -132,10 +132,17 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     cycle_us = scheduler["cycle_ns"] / 1000.0
     overhead = {"cycles": int(len(scheduler)), "mean_cycle_us": float(cycle_us.mean()),
                 "p99_cycle_us": float(cycle_us.quantile(0.99)), "max_cycle_us": float(cycle_us.max())}
-    if "why" in scheduler:  # Klink marks its cycle's mode as the prefix of `why` (KlinkPolicy.decide)
+    # Whether the scheduler thread got the CPU on time: the wall time from one cycle's start to the next
+    # (r when on time; longer when the thread waited behind the tasks it schedules, or the JVM stalled).
+    intervals = scheduler["time"].diff().dropna()
+    if not intervals.empty:
+        overhead["mean_cycle_interval_ms"] = float(intervals.mean())
+        overhead["p99_cycle_interval_ms"] = float(intervals.quantile(0.99))
+    if "why" in scheduler:  # a cycle's mode as prefixes of `why`: KlinkPolicy.explainLastChoice, Aging.explain
         why = scheduler["why"].fillna("").astype(str)
         overhead["light_cycle_fraction"] = float(why.str.startswith("light:").mean())
         overhead["memory_mode_cycle_fraction"] = float(why.str.startswith("mm:").mean())
+        overhead["aging_cycle_fraction"] = float(why.str.contains("aged:", regex=False).mean())
     return overhead
 
 

@@ -57,7 +57,8 @@ class BenchConfig:
     history: int = 400
     confidence: float = 0.95
     memory_bound: float = 0.8
-    cores: int | None = None  # None = every core the TaskManager has
+    cores: int | None = None  # C, pipelines running at once (every policy); None = every core the TaskManager has
+    aging: int = 0  # X: force in a task runnable but not chosen for X cycles; 0 = off, the paper's (klink/fcfs/hr/sbox)
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     enforce: str = "pause"  # how the scheduler holds back tasks it did not choose: pause, or priority (nice 19)
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
@@ -175,6 +176,8 @@ class BenchConfig:
             raise KlinkError(f"--confidence must be between 0 and 1 (exclusive), e.g. 0.95, got {self.confidence}")
         if not 0 < self.memory_bound <= 1:
             raise KlinkError(f"--memory-bound must be in (0, 1], e.g. 0.8, got {self.memory_bound}")
+        if self.aging < 0:
+            raise KlinkError(f"--aging must be 0 (off, as in the paper) or a number of cycles, got {self.aging}")
         if self.cores is not None and self.cores < 1:
             raise KlinkError(f"--cores must be at least 1, got {self.cores}")
         if self.enforce not in ENFORCEMENTS:
@@ -199,6 +202,8 @@ class BenchConfig:
             params["C"] = self.cores
         if self.strict_slack:
             params["strict"] = "true"
+        if self.aging:
+            params["age"] = self.aging
         if self.enforce != "pause":
             params["enforce"] = self.enforce
         return params
@@ -247,7 +252,8 @@ _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms
                     "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle", "substream_ms": "substream"}
 
 
-_INT_FIELDS = {"pack_bytes", "queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "substream_history",
+_INT_FIELDS = {"pack_bytes", "queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "aging",
+               "substream_history",
                "k", "kmeans_iterations"}
 _FLOAT_FIELDS = {"confidence", "memory_bound", "error", "accidents", "load"}
 _BOOL_FIELDS = {"strict_slack", "accuracy", "stressed"}

@@ -123,3 +123,10 @@ def test_a_non_loopback_host_is_warned_about_before_anything_starts():
     result = CliRunner().invoke(cli.main, ["up", "--host", "0.0.0.0"])
     assert "warning: --host 0.0.0.0 exposes Flink's REST API" in result.output
     assert ACCEPTED in result.output
+
+
+@pytest.mark.parametrize("option", ["--data", "--capacity", "--config", "--state-dir"])
+def test_a_nul_byte_in_a_path_is_refused_in_one_line(option):
+    result = CliRunner().invoke(cli.main, ["bench", "nyt", f"{option}=a\x00b"])
+    assert result.exit_code == 2 and "NUL byte" in result.output
+    assert_clean(result)

@@ -121,10 +121,13 @@ def test_scheduler_overhead_is_the_cycle_time_in_microseconds(tmp_path):
 
 def test_klinks_cycle_modes_are_counted(tmp_path):
     (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n"
-                                            "1,klink,4,4,0,1000,a,light:q00=inf\n2,klink,4,2,2,1000,a,mm:q00=3\n"
-                                            "3,klink,4,2,2,1000,a,q00=3\n4,klink,4,4,0,1000,a,light:q00=inf\n")
+                                            "100,klink,4,4,0,1000,a,light:q00=inf\n220,klink,4,2,2,1000,a,mm:aged:q00=3\n"
+                                            "340,klink,4,2,2,1000,a,aged:q00=3\n700,klink,4,4,0,1000,a,light:q00=inf\n")
     overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
     assert overhead["light_cycle_fraction"] == 0.5 and overhead["memory_mode_cycle_fraction"] == 0.25
+    assert overhead["aging_cycle_fraction"] == 0.5
+    # cycles 120 ms apart, then one 360 ms late: the scheduler thread did not get its CPU on time
+    assert overhead["mean_cycle_interval_ms"] == 200 and overhead["p99_cycle_interval_ms"] > 350
 
 
 def test_summary_tests_the_delays_events_were_sent_with_against_the_requested_model(tmp_path):

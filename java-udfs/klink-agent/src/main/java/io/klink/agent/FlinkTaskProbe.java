@@ -12,10 +12,10 @@ import org.apache.flink.runtime.taskmanager.InputGateWithMetrics;
 import org.apache.flink.streaming.runtime.tasks.StreamTask;
 
 /**
- * Reads a Flink task's counters: records in/out from the task's IO metric group, queued buffers from
- * its input gates. {@code Environment.getAllInputGates()} hands out {@link InputGateWithMetrics}
- * wrappers, which do not expose the queue length; the wrapped {@link SingleInputGate} does
- * ({@code getNumberOfQueuedBuffers()}, the same call Flink's own inputQueueLength gauge makes).
+ * Reads a Flink task's counters: records and bytes in/out from the task's IO metric group, the bytes
+ * queued in its input gates. {@code Environment.getAllInputGates()} hands out {@link InputGateWithMetrics}
+ * wrappers, which do not expose the queue; the wrapped {@link SingleInputGate} does
+ * ({@code getSizeOfQueuedBuffers()}, the call behind Flink's own inputQueueSize gauge).
  */
 final class FlinkTaskProbe implements TaskProbe {
 
@@ -60,12 +60,17 @@ final class FlinkTaskProbe implements TaskProbe {
     }
 
     @Override
-    public long queuedBuffers() {
+    public long queuedBytes() {
         long sum = 0;
         for (SingleInputGate gate : gates) {
-            sum += gate.getNumberOfQueuedBuffers();
+            sum += gate.getSizeOfQueuedBuffers();
         }
         return sum;
+    }
+
+    @Override
+    public long bytesIn() {
+        return io.getNumBytesInCounter().getCount();
     }
 
     private static SingleInputGate unwrap(IndexedInputGate gate) {

@@ -99,8 +99,9 @@ public final class Scheduler {
         if (next == null || next.isDefault()) {
             return;
         }
-        SchedulingPolicy p = Policies.create(next.policy(), next.params());
-        PolicyConfig config = PolicyConfig.parse(next.params());
+        Map<String, String> params = withCpuBudget(next.params());
+        SchedulingPolicy p = Policies.create(next.policy(), params);
+        PolicyConfig config = PolicyConfig.parse(params);
         Enforcement e = Enforcement.parse(next.params().get("enforce"));
         if (e == Enforcement.PRIORITY && !Enforcement.priorityWorks()) {
             throw new IllegalArgumentException("enforce=priority: Thread.setPriority does not change OS priorities"
@@ -126,6 +127,16 @@ public final class Scheduler {
         suspensionsAtActivation = TaskGate.suspensions();
         maxReporting = 0;
         TaskGate.setActive(true);
+    }
+
+    /** The run's parameters plus {@code cpu}, the CPU this TaskManager really has, unless the run gives it. */
+    private static Map<String, String> withCpuBudget(Map<String, String> params) {
+        if (params.containsKey("cpu")) {
+            return params;
+        }
+        Map<String, String> out = new java.util.HashMap<>(params);
+        out.put("cpu", Double.toString(CpuBudget.cores()));
+        return out;
     }
 
     /** Back to plain Flink: nobody pauses, every suspended task is resumed at once. */
@@ -221,20 +232,26 @@ public final class Scheduler {
         long in = h.probe.recordsIn();
         long out = h.probe.recordsOut();
         long cpu = cpuTime.applyAsLong(h.thread);
-        long queued = Math.max(0, h.probe.queuedBuffers());
+        long queuedBytes = Math.max(0, h.probe.queuedBytes());
+        long bytesIn = h.probe.bytesIn();
         long dIn = h.lastIn < 0 ? 0 : Math.max(0, in - h.lastIn);
         long dOut = h.lastOut < 0 ? 0 : Math.max(0, out - h.lastOut);
         long dCpu = h.lastCpuNs < 0 || cpu < 0 ? -1 : cpu - h.lastCpuNs;
+        long dBytes = h.lastBytesIn < 0 ? 0 : Math.max(0, bytesIn - h.lastBytesIn);
         long processed = dIn > 0 ? dIn : dOut;
         if (processed > 0 && dCpu >= 0) {
             h.meanCostNs = (double) dCpu / processed;
         }
         if (dIn > 0) {
             h.selectivity = (double) dOut / dIn;
+            if (dBytes > 0) {
+                h.bytesPerRecord = (double) dBytes / dIn;
+            }
         }
         h.lastIn = in;
         h.lastOut = out;
         h.lastCpuNs = cpu;
+        h.lastBytesIn = bytesIn;
         long watermark = TaskSnapshot.NO_WATERMARK;
         long deadline = TaskSnapshot.NO_DEADLINE;
         WindowProgress.Progress progress = WindowProgress.of(h.thread);
@@ -242,14 +259,25 @@ public final class Scheduler {
             watermark = progress.watermark();
             deadline = progress.nextDeadline();
         }
-        if (h.info.isSource()) {
-            queued = h.backlog.update(nowMs, watermark, in); // in Kafka, out of Flink's sight: estimated
-        }
+        long queued = h.info.isSource()
+                ? h.backlog.update(nowMs, watermark, in) // in Kafka, out of Flink's sight: estimated
+                : queuedRecords(queuedBytes, h.bytesPerRecord);
         // A source is runnable while it is behind; one that keeps up would hold a slot just waiting for data.
         boolean runnable = h.info.isSource() ? queued > 0 || watermark == TaskSnapshot.NO_WATERMARK
-                : queued > 0 || dIn > 0;
+                : queuedBytes > 0 || dIn > 0;
         return new TaskSnapshot(h.info.taskId(), queued, in, out, h.meanCostNs, h.selectivity, watermark, deadline,
-                TaskSnapshot.UNKNOWN_ARRIVAL, runnable);
+                h.arrivals.observe(nowMs, in, queued), runnable);
+    }
+
+    /**
+     * Records (the unit of the per-record cost, Eq. 1) in the queued buffers: their bytes over the mean
+     * record size seen so far; at least one while any byte waits, 0 before the size is known.
+     */
+    static long queuedRecords(long queuedBytes, double bytesPerRecord) {
+        if (queuedBytes <= 0 || !(bytesPerRecord > 0)) {
+            return 0;
+        }
+        return Math.max(1, Math.round(queuedBytes / bytesPerRecord));
     }
 
     /**

@@ -11,6 +11,11 @@ import java.nio.file.attribute.BasicFileAttributes;
  * The TaskManager's scheduler thread (daemon). Polls {@code <statusDir>/control.json} every second;
  * while a pausing policy is active, runs a cycle every r ms. A missing file or policy {@code default}
  * means plain Flink. A malformed file is reported once on stderr and treated as {@code default}.
+ *
+ * <p>The thread runs at the highest Java priority: a cycle that waits for the CPU behind the tasks it
+ * schedules comes late, and a late cycle leaves a finished pipeline's slot idle or an urgent one paused.
+ * (With {@code -XX:ThreadPriorityPolicy=1} and CAP_SYS_NICE, as {@code klinkctl up} starts the
+ * TaskManager when it may, that is nice −5; otherwise Java priorities do not reach the OS.)
  */
 public final class SchedulerThread extends Thread {
 
@@ -23,6 +28,7 @@ public final class SchedulerThread extends Thread {
     public SchedulerThread(Path statusDir, Scheduler scheduler) {
         super("klink-scheduler");
         setDaemon(true);
+        setPriority(Thread.MAX_PRIORITY);
         this.controlFile = statusDir.resolve(ControlFile.FILE_NAME);
         this.scheduler = scheduler;
     }

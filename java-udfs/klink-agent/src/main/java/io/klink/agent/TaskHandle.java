@@ -1,5 +1,6 @@
 package io.klink.agent;
 
+import io.klink.scheduler.ArrivalClock;
 import io.klink.scheduler.SourceBacklog;
 import io.klink.scheduler.TaskInfo;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,11 +34,15 @@ public final class TaskHandle {
     long lastIn = -1;
     long lastOut = -1;
     long lastCpuNs = -1;
+    long lastBytesIn = -1;
+    /** Mean size of one input record in the input gates' buffers; NaN until records and bytes were seen. */
+    double bytesPerRecord = Double.NaN;
     double meanCostNs;
     double selectivity = Double.NaN;
     /** Watermarks leave a source every 200 ms (the bench's watermark interval): that much lag is noise. */
     static final long SOURCE_LAG_TOLERANCE_MS = 250;
     final SourceBacklog backlog = new SourceBacklog(SOURCE_LAG_TOLERANCE_MS);
+    final ArrivalClock arrivals = new ArrivalClock();
 
     public TaskHandle(TaskInfo info, Thread thread, TaskProbe probe) {
         this.info = info;

@@ -7,6 +7,9 @@ public interface TaskProbe {
 
     long recordsOut();
 
-    /** Buffers waiting in the task's input gates (0 for a source task). */
-    long queuedBuffers();
+    /** Bytes of the buffers waiting in the task's input gates (0 for a source task). */
+    long queuedBytes();
+
+    /** Bytes consumed from the input gates so far (cumulative; 0 for a source task). */
+    long bytesIn();
 }

@@ -3,7 +3,8 @@ package io.klink.agent;
 class FakeProbe implements TaskProbe {
     volatile long in;
     volatile long out;
-    volatile long queued;
+    volatile long queuedBytes;
+    volatile long bytesIn;
 
     @Override
     public long recordsIn() {
@@ -16,7 +17,12 @@ class FakeProbe implements TaskProbe {
     }
 
     @Override
-    public long queuedBuffers() {
-        return queued;
+    public long queuedBytes() {
+        return queuedBytes;
+    }
+
+    @Override
+    public long bytesIn() {
+        return bytesIn;
     }
 }

@@ -30,7 +30,7 @@ class SchedulerTest {
     private void addTasks(int n) {
         for (int i = 0; i < n; i++) {
             FakeProbe probe = new FakeProbe();
-            probe.queued = 5;
+            probe.queuedBytes = 5;
             probes.add(probe);
             handles.add(new TaskHandle(new TaskInfo("t" + i, "q0" + i, "q0" + i + "/window", 0, -1, false, true,
                     false, List.of()), Thread.currentThread(), probe));
@@ -77,6 +77,37 @@ class SchedulerTest {
         scheduler.apply(new ControlFile("fcfs", Map.of("C", "3"), runDir));
         assertEquals(3, scheduler.maxRunning());
         assertEquals(3, scheduler.cycle(1).size());
+    }
+
+    @Test
+    void queuedBytesBecomeRecordsByTheMeanRecordSizeSeen() {
+        assertEquals(0, Scheduler.queuedRecords(0, 100.0));
+        assertEquals(0, Scheduler.queuedRecords(3200, Double.NaN), "size not known yet");
+        assertEquals(32, Scheduler.queuedRecords(3200, 100.0));
+        assertEquals(1, Scheduler.queuedRecords(10, 100.0), "a partly filled buffer holds a record");
+    }
+
+    @Test
+    void fcfsRunsThePipelineWhoseOldestQueuedRecordArrivedFirst(@TempDir Path runDir) {
+        addTasks(2);
+        for (FakeProbe p : probes) {
+            p.queuedBytes = 0;
+        }
+        scheduler.apply(new ControlFile("fcfs", Map.of("C", "1"), runDir));
+        scheduler.cycle(1000);
+        for (FakeProbe p : probes) { // 100 records of 100 bytes consumed: the mean record size is known
+            p.in = 100;
+            p.bytesIn = 10_000;
+        }
+        scheduler.cycle(1100);
+        // both start queueing in (1100, 1200]: q01 holds 50 records that arrived from just after 1100 on;
+        // q00 consumed 50 of its 60 arrivals, so its oldest queued record arrived near 1200
+        probes.get(1).queuedBytes = 5_000;
+        probes.get(0).in = 150;
+        probes.get(0).bytesIn = 15_000;
+        probes.get(0).queuedBytes = 1_000;
+        // waiting time alone would tie (both runnable since this cycle) and pick t0 by id
+        assertEquals(List.of("t1"), scheduler.cycle(1200));
     }
 
     @Test

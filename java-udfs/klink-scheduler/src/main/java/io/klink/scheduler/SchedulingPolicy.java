@@ -22,8 +22,9 @@ public interface SchedulingPolicy {
      * Chooses the tasks to run during the next cycle; every other registered task is paused.
      *
      * @param state      this cycle's state
-     * @param maxRunning C, the maximum number of tasks to run at once (&gt;= 1)
-     * @return distinct task ids, highest priority first, at most {@code maxRunning} of them; the one
+     * @param maxRunning C, the maximum number of pipelines (scheduling units: a query, or a join with its
+     *                   inputs) to run at once (&gt;= 1)
+     * @return distinct task ids, highest priority first, of at most {@code maxRunning} pipelines; the one
      *         exception is the {@code default} policy, which returns every task id and means
      *         "never pause anything"
      */

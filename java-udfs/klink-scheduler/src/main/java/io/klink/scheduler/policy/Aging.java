@@ -22,6 +22,7 @@ final class Aging {
 
     private final int x;
     private final Map<String, Integer> waiting = new HashMap<>();
+    private boolean forced;
 
     Aging(int x) {
         if (x < 0) {
@@ -41,6 +42,7 @@ final class Aging {
     /** Runnable tasks whose wait reached X, longest wait first (then by id). Empty if disabled. */
     List<String> overdue(SchedulerState state) {
         List<String> out = new ArrayList<>();
+        forced = false;
         if (x == 0) {
             return out;
         }
@@ -53,7 +55,13 @@ final class Aging {
             int c = Integer.compare(waiting(b), waiting(a));
             return c != 0 ? c : a.compareTo(b);
         });
+        forced = !out.isEmpty();
         return out;
+    }
+
+    /** {@code aged:} if the last {@link #overdue} call forced a task in, else empty (a policy's explanation). */
+    String explain() {
+        return forced ? "aged:" : "";
     }
 
     /** Records the outcome of a cycle. */

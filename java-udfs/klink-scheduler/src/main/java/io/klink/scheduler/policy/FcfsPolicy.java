@@ -11,14 +11,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code fcfs} (paper §6.1.3): runs the runnable tasks whose oldest queued record arrived first.
+ * {@code fcfs} (paper §6.1.3): runs the pipelines of the runnable tasks whose oldest queued record
+ * arrived first (the agent reads arrival times off Flink's counters, {@link io.klink.scheduler.ArrivalClock}).
  * A task that does not report an arrival time is ranked by the time it has been waiting instead:
  * the start of the first cycle in which it was runnable since it last ran. Ties go by task id.
  *
  * <p>Starvation: with arrival times, a waiting task's head never gets younger while every newer
  * record ranks behind it, so it runs once the finitely many older records are processed — finite
- * but not bounded in cycles. With aging on (X &gt; 0, default 50) it runs within X + ⌈n/C⌉ cycles in
- * which it is runnable.
+ * but not bounded in cycles. With aging on (X &gt; 0, option age; off by default, as in the paper) it
+ * runs within X + ⌈n/C⌉ cycles in which it is runnable.
  */
 public final class FcfsPolicy implements SchedulingPolicy {
 
@@ -36,8 +37,13 @@ public final class FcfsPolicy implements SchedulingPolicy {
     }
 
     @Override
+    public String explainLastChoice() {
+        return aging.explain();
+    }
+
+    @Override
     public List<String> choose(SchedulerState state, int maxRunning) {
-        Selection sel = new Selection(maxRunning);
+        Selection sel = new Selection(maxRunning, Topology.of(state));
         runnableSince.keySet().retainAll(state.tasks().keySet());
         List<String> runnable = state.runnableTaskIds();
         Map<String, Long> key = new HashMap<>();

@@ -20,7 +20,7 @@ import java.util.Map;
  * measured). Ties go by task id.
  *
  * <p>Starvation: priorities do not depend on waiting, so a low-rate path can wait as long as
- * higher-rate paths have input. With aging on (X &gt; 0, default 50) a task that stays runnable runs
+ * higher-rate paths have input. With aging on (X &gt; 0, option age; off by default, as in the paper) a task that stays runnable runs
  * within X + ⌈n/C⌉ cycles.
  */
 public final class HighestRatePolicy implements SchedulingPolicy {
@@ -53,6 +53,11 @@ public final class HighestRatePolicy implements SchedulingPolicy {
     }
 
     @Override
+    public String explainLastChoice() {
+        return aging.explain();
+    }
+
+    @Override
     public List<String> choose(SchedulerState state, int maxRunning) {
         Topology topo = Topology.of(state);
         Map<String, Double> rate = new HashMap<>();
@@ -62,7 +67,7 @@ public final class HighestRatePolicy implements SchedulingPolicy {
         }
         List<String> order = new ArrayList<>(rate.keySet());
         order.sort(Comparator.<String>comparingDouble(rate::get).reversed().thenComparing(Comparator.naturalOrder()));
-        Selection sel = new Selection(maxRunning);
+        Selection sel = new Selection(maxRunning, topo);
         aging.overdue(state).forEach(sel::add);
         order.forEach(sel::add);
         sel.fillIdle(state.taskIds());

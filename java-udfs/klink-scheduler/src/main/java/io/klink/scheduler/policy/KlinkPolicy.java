@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,12 +52,13 @@ import java.util.TreeMap;
  *       slack +∞.</li>
  *   <li><b>Order</b> queries by slack, ties by the query that ran least recently, then oldest queued
  *       record, then id. Alg. 1 returns the argmin; we take the C pipelines of least slack that have
- *       work (then idle ones), each with all its tasks: C counts pipelines here, not tasks (see
- *       {@link #choosePipelines}). Alg. 1 starts from min_sl = 0, which would select nothing when
+ *       work (then idle ones), each with all its tasks: C counts pipelines, for every policy (see
+ *       {@link Selection}). Alg. 1 starts from min_sl = 0, which would select nothing when
  *       every slack is positive; we take the least slack regardless of sign.</li>
- *   <li><b>Light load</b>: when all queued work fits in one cycle on C cores, nothing is paused
- *       ({@link #demandMs}; {@code why} starts with {@code light:}), unless {@code strict} asks for the
- *       paper's selection in every cycle.</li>
+ *   <li><b>Light load</b> (a deviation, on unless {@code strict}): when all queued work fits in one cycle
+ *       on the CPU the TaskManager really has (min(C, {@code cpu}) cores: pinning and quota count),
+ *       nothing is paused ({@link #demandMs}; {@code why} starts with {@code light:}); {@code strict}
+ *       gives the paper's selection in every cycle.</li>
  * </ol>
  *
  * <h2>Memory management (§3.4)</h2>
@@ -71,9 +71,11 @@ import java.util.TreeMap;
  * again, so under persistent pressure at most half the cycles are memory cycles.
  *
  * <h2>Starvation</h2>
- * Aging with X = {@code age} (default 50 cycles, ≈ 6 s at r = 120 ms): a task that was runnable but
- * not chosen for X cycles is forced in ahead of every slack decision; a task that stays runnable runs
- * within X + ⌈n/C⌉ cycles (n tasks, C slots). X = 0 turns this off (the paper has no such bound).
+ * The paper has no starvation bound, and neither has this policy by default: slack falls as a
+ * query's SWM becomes due, so a held-back query ranks first in time. Aging is an option (a deviation,
+ * {@code age} = X &gt; 0 cycles): a task that was runnable but not chosen for X cycles is forced in ahead
+ * of every slack decision ({@code why} then carries {@code aged:}); a task that stays runnable runs
+ * within X + ⌈n/C⌉ cycles (n pipelines, C slots).
  */
 public final class KlinkPolicy implements SchedulingPolicy {
 
@@ -89,6 +91,8 @@ public final class KlinkPolicy implements SchedulingPolicy {
     private boolean memoryMode;
     /** The last cycle found every queue drainable within it, so nothing was paused (see {@link #choose}). */
     private boolean lightLoad;
+    /** Aging forced a task in during the last cycle. */
+    private boolean aged;
     private int memoryModeCycles;
     private int cooldown;
     private Map<String, Double> lastSlacks = Map.of();
@@ -139,10 +143,13 @@ public final class KlinkPolicy implements SchedulingPolicy {
         return config.confidence();
     }
 
-    /** Each unit's slack in ms ({@code q00=-120;q01=inf}), prefixed {@code mm:} in memory mode. */
+    /**
+     * Each unit's slack in ms ({@code q00=-120;q01=inf}), prefixed {@code mm:} in memory mode or
+     * {@code light:} at light load, then {@code aged:} when aging forced a task in.
+     */
     @Override
     public String explainLastChoice() {
-        String prefix = memoryMode ? "mm:" : lightLoad ? "light:" : "";
+        String prefix = (memoryMode ? "mm:" : lightLoad ? "light:" : "") + (aged ? "aged:" : "");
         StringBuilder out = new StringBuilder(prefix);
         lastSlacks.forEach((unit, slack) -> {
             if (out.length() > prefix.length()) {
@@ -191,8 +198,8 @@ public final class KlinkPolicy implements SchedulingPolicy {
 
     @Override
     public List<String> choose(SchedulerState state, int maxRunning) {
-        Selection sel = new Selection(maxRunning); // forced (aging) tasks, and memory mode's tasks
         Topology topo = Topology.of(state);
+        Selection sel = new Selection(maxRunning, topo);
         observe(state, topo);
         updateMemoryMode(state.memoryUsedFraction());
 
@@ -214,33 +221,34 @@ public final class KlinkPolicy implements SchedulingPolicy {
                 .thenComparingLong(q -> arrivalKey(topo.oldestArrival(q)))
                 .thenComparing(Comparator.naturalOrder()));
 
-        aging.overdue(state).forEach(sel::add);
+        List<String> overdue = aging.overdue(state);
+        aged = !overdue.isEmpty();
+        overdue.forEach(sel::add);
         List<String> taskOrder = new ArrayList<>();
-        List<List<String>> pipelines = new ArrayList<>();
         for (String unit : order) {
-            List<String> tasks = topo.unitTasks(unit, inputOrder.get(unit));
-            taskOrder.addAll(tasks);
-            pipelines.add(tasks);
+            taskOrder.addAll(topo.unitTasks(unit, inputOrder.get(unit)));
         }
         List<String> chosen;
-        lightLoad = !config.strictSlack() && !memoryMode && sel.toList().isEmpty()
-                && demandMs(topo) <= state.cycleMs() * maxRunning;
+        lightLoad = !config.strictSlack() && !memoryMode && !aged
+                && demandMs(topo) <= state.cycleMs() * Math.min(maxRunning, config.cpuCores());
         if (lightLoad) {
             chosen = List.copyOf(taskOrder);
         } else if (memoryMode) {
-            List<String> reliefTasks = reliefTasks(state, topo, slack);
-            sel.addRunnable(state, reliefTasks);
             List<String> nonSource = new ArrayList<>();
             for (String id : taskOrder) {
                 if (!state.tasks().get(id).isSource()) {
                     nonSource.add(id);
                 }
             }
-            sel.addRunnable(state, nonSource);
-            sel.fillIdle(nonSource);
+            for (List<String> tasks : List.of(reliefTasks(state, topo, slack), nonSource)) {
+                tasks.stream().filter(state::runnable).forEach(sel::addOnly);
+            }
+            nonSource.forEach(sel::addOnly);
             chosen = sel.toList();
         } else {
-            chosen = choosePipelines(state, sel.toList(), pipelines, maxRunning);
+            sel.addRunnable(state, taskOrder); // least slack first, each pipeline whole
+            sel.fillIdle(taskOrder);
+            chosen = sel.toList();
         }
 
         cycle++;
@@ -269,39 +277,6 @@ public final class KlinkPolicy implements SchedulingPolicy {
             }
         }
         return total;
-    }
-
-    /**
-     * The pipelines of the {@code forced} tasks, then up to {@code maxUnits} in all, the pipelines of
-     * least slack that have work, then idle ones (they cost nothing and take input arriving during the
-     * cycle); each with all its tasks.
-     * Klink selects queries (Alg. 1 returns a query): the tasks of one pipeline feed each other and
-     * take turns on a core, whereas counting them one by one against C would let a cheap downstream
-     * task, which only has input while its source runs, take the slot its own source needs.
-     */
-    private static List<String> choosePipelines(SchedulerState state, List<String> forced,
-                                                List<List<String>> pipelines, int maxUnits) {
-        Set<String> ids = new LinkedHashSet<>(forced);
-        int units = 0;
-        for (List<String> tasks : pipelines) {
-            if (tasks.stream().anyMatch(forced::contains)) {
-                ids.addAll(tasks);
-                units++;
-            }
-        }
-        for (List<String> tasks : pipelines) {
-            if (units < maxUnits && tasks.stream().anyMatch(state::runnable)) {
-                ids.addAll(tasks);
-                units++;
-            }
-        }
-        for (List<String> tasks : pipelines) {
-            if (units < maxUnits && !ids.containsAll(tasks)) {
-                ids.addAll(tasks);
-                units++;
-            }
-        }
-        return List.copyOf(ids);
     }
 
     // ------------------------------------------------------------------ observation

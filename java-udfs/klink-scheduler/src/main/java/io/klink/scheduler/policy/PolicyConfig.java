@@ -11,11 +11,14 @@ import java.util.Map;
  * @param confidence   f: confidence of [t_min, t_max] (0 &lt; f &lt; 1; paper: 0.95)
  * @param memoryBound  b: memory-used fraction that triggers Klink's memory management (0 &lt; b &lt;= 1;
  *                     default 0.8; b = 1 triggers only when memory is full)
- * @param cores        C: tasks allowed to run at once (&gt;= 1; default: processors available to this
- *                     JVM). The scheduler passes it to {@code choose} as maxRunning.
+ * @param cores        C: pipelines allowed to run at once, for every policy (&gt;= 1; default: processors
+ *                     available to this JVM). The scheduler passes it to {@code choose} as maxRunning.
+ * @param cpuCores     the CPU the TaskManager really has, in cores (&gt; 0; key {@code cpu}; the agent sets it
+ *                     from the CPU affinity and the cgroup CPU quota): Klink's light-load rule compares
+ *                     queued work with r · min(C, cpu)
  * @param quantum      rr's quantum, in cycles (&gt;= 1; default 1)
- * @param agingCycles  X: a runnable task not chosen for X cycles is forced in (&gt;= 0, 0 = off;
- *                     default 50, ≈ 6 s at r = 120 ms). Used by klink, fcfs, hr and sbox.
+ * @param agingCycles  X: a runnable task not chosen for X cycles is forced in (&gt;= 0; default 0 = off, as
+ *                     in the paper; a deviation when on). Used by klink, fcfs, hr and sbox.
  * @param memoryCycles K: the longest stretch of memory-management cycles; after K cycles with memory
  *                     still &gt;= b Klink orders by slack for K cycles before it may re-enter
  *                     (&gt;= 1; default 25, ≈ 3 s at r = 120 ms, the paper's example period)
@@ -29,6 +32,7 @@ public record PolicyConfig(
         double confidence,
         double memoryBound,
         int cores,
+        double cpuCores,
         int quantum,
         int agingCycles,
         int memoryCycles,
@@ -39,7 +43,7 @@ public record PolicyConfig(
     public static final double DEFAULT_CONFIDENCE = 0.95;
     public static final double DEFAULT_MEMORY_BOUND = 0.8;
     public static final int DEFAULT_QUANTUM = 1;
-    public static final int DEFAULT_AGING_CYCLES = 50;
+    public static final int DEFAULT_AGING_CYCLES = 0;
     public static final int DEFAULT_MEMORY_CYCLES = 25;
 
     public PolicyConfig {
@@ -58,6 +62,9 @@ public record PolicyConfig(
         if (cores < 1) {
             throw new IllegalArgumentException("parameter C (cores) must be >= 1, got " + cores);
         }
+        if (!(cpuCores > 0.0) || Double.isInfinite(cpuCores)) {
+            throw new IllegalArgumentException("parameter cpu (cores) must be > 0, got " + cpuCores);
+        }
         if (quantum < 1) {
             throw new IllegalArgumentException("parameter quantum (rr, cycles) must be >= 1, got " + quantum);
         }
@@ -74,7 +81,7 @@ public record PolicyConfig(
     }
 
     /**
-     * Parses keys r, h, f, b, C, quantum, age, mmcycles, strict; missing keys take their defaults.
+     * Parses keys r, h, f, b, C, cpu, quantum, age, mmcycles, strict; missing keys take their defaults.
      *
      * @throws IllegalArgumentException naming the key if a value is not a number or out of range
      */
@@ -86,15 +93,11 @@ public record PolicyConfig(
                 doubleParam(p, "f", DEFAULT_CONFIDENCE),
                 doubleParam(p, "b", DEFAULT_MEMORY_BOUND),
                 intParam(p, "C", Runtime.getRuntime().availableProcessors()),
+                doubleParam(p, "cpu", Runtime.getRuntime().availableProcessors()),
                 intParam(p, "quantum", DEFAULT_QUANTUM),
                 intParam(p, "age", DEFAULT_AGING_CYCLES),
                 intParam(p, "mmcycles", DEFAULT_MEMORY_CYCLES),
                 booleanParam(p, "strict"));
-    }
-
-    /** A copy with another aging bound (tests, and the agent's overrides). */
-    public PolicyConfig withAgingCycles(int x) {
-        return new PolicyConfig(cycleMs, history, confidence, memoryBound, cores, quantum, x, memoryCycles, strictSlack);
     }
 
     private static boolean booleanParam(Map<String, String> p, String key) {

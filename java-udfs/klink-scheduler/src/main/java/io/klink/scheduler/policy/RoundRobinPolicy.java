@@ -38,7 +38,7 @@ public final class RoundRobinPolicy implements SchedulingPolicy {
 
     @Override
     public List<String> choose(SchedulerState state, int maxRunning) {
-        Selection sel = new Selection(maxRunning);
+        Selection sel = new Selection(maxRunning, Topology.of(state));
         List<String> keep = new ArrayList<>();
         if (cyclesLeft > 0) {
             for (String id : turn) {
@@ -59,21 +59,14 @@ public final class RoundRobinPolicy implements SchedulingPolicy {
                     start++;
                 }
             }
-            List<String> picked = new ArrayList<>();
-            for (int i = 0; i < n && picked.size() < maxRunning; i++) {
+            for (int i = 0; i < n && !sel.full(); i++) {
                 String id = ids.get((start + i) % n);
-                if (state.runnable(id)) {
-                    picked.add(id);
+                if (state.runnable(id) && sel.add(id)) {
+                    lastServed = id;
                 }
             }
-            turn = List.copyOf(picked);
-            if (!picked.isEmpty()) {
-                lastServed = picked.get(picked.size() - 1);
-                cyclesLeft = quantum - 1;
-            } else {
-                cyclesLeft = 0;
-            }
-            picked.forEach(sel::add);
+            turn = sel.toList();
+            cyclesLeft = turn.isEmpty() ? 0 : quantum - 1;
         }
         sel.fillIdle(state.taskIds());
         return sel.toList();

@@ -6,33 +6,58 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-/** The growing, de-duplicated, capped list of task ids a policy returns. Package-private helper. */
+/**
+ * The growing, de-duplicated list of task ids a policy returns, capped at C <em>pipelines</em> (scheduling
+ * units, {@link Topology#units()}) for every policy: a policy ranks tasks (or queries), and choosing a task
+ * runs its whole pipeline. The tasks of one pipeline feed each other and take turns on a core; counting
+ * them one by one against C would let a cheap downstream task, which only has input while its source runs,
+ * take the slot its own source needs — and would make C mean pipelines for Klink (Alg. 1 returns a query)
+ * and tasks for the baselines. Package-private helper.
+ */
 final class Selection {
 
     private final int max;
+    private final Topology topo;
     private final Set<String> ids = new LinkedHashSet<>();
+    private final Set<String> units = new LinkedHashSet<>();
 
-    Selection(int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("maxRunning must be >= 1, got " + max);
+    Selection(int maxUnits, Topology topo) {
+        if (maxUnits < 1) {
+            throw new IllegalArgumentException("maxRunning must be >= 1, got " + maxUnits);
         }
-        this.max = max;
+        this.max = maxUnits;
+        this.topo = topo;
     }
 
     boolean full() {
-        return ids.size() >= max;
+        return units.size() >= max;
     }
 
     boolean contains(String id) {
         return ids.contains(id);
     }
 
-    /** Adds one id unless full or already present. */
+    /** Adds the whole pipeline of a task, unless C pipelines are chosen already; true if anything was added. */
     boolean add(String id) {
-        return !full() && ids.add(id);
+        String unit = topo.unitOf(id);
+        if (!units.contains(unit) && full()) {
+            return false;
+        }
+        units.add(unit);
+        return ids.addAll(topo.unitTasks(unit, topo.inputs(unit)));
     }
 
-    /** Adds, in order, the ids whose task is runnable. */
+    /** Adds one task only (its pipeline counts against C), e.g. memory management's non-source tasks. */
+    boolean addOnly(String id) {
+        String unit = topo.unitOf(id);
+        if (!units.contains(unit) && full()) {
+            return false;
+        }
+        units.add(unit);
+        return ids.add(id);
+    }
+
+    /** Adds, in order, the pipelines of the tasks that are runnable. */
     void addRunnable(SchedulerState state, Iterable<String> candidates) {
         for (String id : candidates) {
             if (full()) {
@@ -45,7 +70,7 @@ final class Selection {
     }
 
     /**
-     * Gives slots no runnable task needs to idle tasks, in order: an idle task costs no CPU, and being
+     * Gives slots no runnable pipeline needs to idle ones, in order: an idle task costs no CPU, and being
      * resumed it can take input that arrives during the cycle instead of waiting for the next one.
      */
     void fillIdle(Iterable<String> candidates) {

@@ -17,7 +17,7 @@ import java.util.List;
  * queries without a deadline (by id), then to idle tasks.
  *
  * <p>Starvation: a query whose watermark never reaches its deadline (e.g. an idle input) would hold
- * its place forever; with aging on (X &gt; 0, default 50) every task that stays runnable still runs
+ * its place forever; with aging on (X &gt; 0, option age; off by default, as in the paper) every task that stays runnable still runs
  * within X + ⌈n/C⌉ cycles.
  */
 public final class StreamBoxPolicy implements SchedulingPolicy {
@@ -42,6 +42,11 @@ public final class StreamBoxPolicy implements SchedulingPolicy {
     }
 
     @Override
+    public String explainLastChoice() {
+        return aging.explain();
+    }
+
+    @Override
     public List<String> choose(SchedulerState state, int maxRunning) {
         Topology topo = Topology.of(state);
         List<String> units = topo.units();
@@ -63,7 +68,7 @@ public final class StreamBoxPolicy implements SchedulingPolicy {
             order.remove(current);
             order.add(0, current);
         }
-        Selection sel = new Selection(maxRunning);
+        Selection sel = new Selection(maxRunning, topo);
         aging.overdue(state).forEach(sel::add);
         List<String> taskOrder = new ArrayList<>();
         for (String unit : order) {

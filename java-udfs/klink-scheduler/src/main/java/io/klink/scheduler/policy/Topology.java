@@ -85,6 +85,15 @@ final class Topology {
         return units;
     }
 
+    /** The scheduling unit a task belongs to: its query if that is a unit, else the join its query feeds. */
+    String unitOf(String taskId) {
+        String q = state.tasks().get(taskId).queryId();
+        for (int depth = 0; depth < byQuery.size() && !units.contains(q) && !consumers(q).isEmpty(); depth++) {
+            q = consumers(q).get(0);
+        }
+        return q;
+    }
+
     /** Tasks of a query, upstream first. */
     List<TaskInfo> tasks(String q) {
         return byQuery.getOrDefault(q, List.of());

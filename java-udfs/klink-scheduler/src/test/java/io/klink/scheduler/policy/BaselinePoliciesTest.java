@@ -149,8 +149,10 @@ class BaselinePoliciesTest {
                 snap("p2-src").queued(10).cost(1000).sel(0.1), snap("p2-sink").cost(1000).sel(0),
                 snap("p3-src").queued(10).cost(400).sel(0.5), snap("p3-sink").cost(1000).sel(0));
         HighestRatePolicy hr = new HighestRatePolicy(0);
-        assertEquals(List.of("p3-src"), hr.choose(s, 1));
-        assertEquals(List.of("p3-src", "p1-src", "p2-src"), new HighestRatePolicy(0).choose(s, 3));
+        // C counts pipelines: choosing p3's source runs p3's whole pipeline (downstream first)
+        assertEquals(List.of("p3-sink", "p3-src"), hr.choose(s, 1));
+        assertEquals(List.of("p3-sink", "p3-src", "p1-sink", "p1-src", "p2-sink", "p2-src"),
+                new HighestRatePolicy(0).choose(s, 3));
     }
 
     // ------------------------------------------------------------------ sbox
@@ -168,7 +170,7 @@ class BaselinePoliciesTest {
         SchedulerState c1 = Fx.state(T0, 100, 0.1, ab,
                 snap("A-src").queued(5), snap("A-win").queued(5).wm(T0 - 1000).deadline(T0 + 5000),
                 snap("B-src").queued(5), snap("B-win").queued(5).wm(T0 - 1000).deadline(T0 + 6000));
-        assertEquals(List.of("A-win"), sbox.choose(c1, 1));
+        assertEquals(List.of("A-win", "A-src"), sbox.choose(c1, 1));
         assertEquals("A", sbox.currentQuery());
 
         // cycle 2: a query C with an even closer deadline appears, A's watermark has not passed 5000 yet
@@ -178,14 +180,14 @@ class BaselinePoliciesTest {
                 snap("A-src").queued(5), snap("A-win").queued(5).wm(T0 + 4999).deadline(T0 + 5000),
                 snap("B-src").queued(5), snap("B-win").queued(5).wm(T0 - 1000).deadline(T0 + 6000),
                 snap("C-src").queued(5), snap("C-win").queued(5).wm(T0 - 1000).deadline(T0 + 4500));
-        assertEquals(List.of("A-win", "A-src"), sbox.choose(c2, 2), "sticks to A");
+        assertEquals(List.of("A-win", "A-src", "C-win", "C-src"), sbox.choose(c2, 2), "sticks to A");
 
         // cycle 3: A's window watermark reached its deadline → the closest deadline now is C's
         SchedulerState c3 = Fx.state(T0 + 200, 100, 0.1, abc,
                 snap("A-src").queued(5), snap("A-win").queued(5).wm(T0 + 5000).deadline(T0 + 8000),
                 snap("B-src").queued(5), snap("B-win").queued(5).wm(T0 - 1000).deadline(T0 + 6000),
                 snap("C-src").queued(5), snap("C-win").queued(5).wm(T0 - 1000).deadline(T0 + 4500));
-        assertEquals(List.of("C-win", "C-src", "B-win"), sbox.choose(c3, 3));
+        assertEquals(List.of("C-win", "C-src", "B-win", "B-src", "A-win", "A-src"), sbox.choose(c3, 3));
         assertEquals("C", sbox.currentQuery());
     }
 
@@ -195,6 +197,6 @@ class BaselinePoliciesTest {
         List<TaskInfo> tasks = List.of(source("s", "q"), op("m", "q", 1), window("w", "q", 2));
         SchedulerState s = Fx.state(T0, 100, 0.1, tasks,
                 snap("s").queued(5), snap("m"), snap("w").deadline(T0 + 1000).wm(T0 - 100));
-        assertEquals(List.of("s", "w", "m"), new StreamBoxPolicy(0).choose(s, 3));
+        assertEquals(List.of("w", "m", "s"), new StreamBoxPolicy(0).choose(s, 1));
     }
 }

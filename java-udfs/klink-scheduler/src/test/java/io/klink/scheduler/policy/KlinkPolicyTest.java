@@ -87,6 +87,10 @@ class KlinkPolicyTest {
         KlinkPolicy loaded = klink(1000, Map.of());
         assertEquals(List.of("W2-win", "W2-src"), loaded.choose(fourEventsEach(1e9), 1));
         assertFalse(loaded.explainLastChoice().startsWith("light:"));
+        // capacity is the CPU the TaskManager really has: 8 ms of work exceed r · 0.004 core = 4 ms
+        KlinkPolicy capped = klink(1000, Map.of("cpu", "0.004"));
+        assertEquals(List.of("W2-win", "W2-src"), capped.choose(fourEventsEach(1e6), 1));
+        assertFalse(capped.explainLastChoice().startsWith("light:"));
         // strict: the paper's selection even at light load
         KlinkPolicy strict = klink(1000, Map.of("strict", "true"));
         assertEquals(List.of("W2-win", "W2-src"), strict.choose(fourEventsEach(1e6), 1));
@@ -367,13 +371,16 @@ class KlinkPolicyTest {
         KlinkPolicy k = klink(100, Map.of("age", "3"));
         List<TaskInfo> tasks = List.of(source("A-src", "A"), window("A-win", "A", 1), source("B-src", "B"));
         List<List<String>> got = new ArrayList<>();
+        List<Boolean> aged = new ArrayList<>();
         for (int c = 0; c < 5; c++) {
             long now = T0 + 100L * c;
             got.add(k.choose(Fx.state(now, 100, 0.1, tasks,
                     snap("A-src").wm(now), snap("A-win").queued(100).cost(1e6).deadline(now + 500).wm(now),
                     snap("B-src").queued(100).cost(1e6)), 1));
+            aged.add(k.explainLastChoice().contains("aged:"));
         }
         List<String> a = List.of("A-win", "A-src");
         assertEquals(List.of(a, a, a, List.of("B-src"), a), got);
+        assertEquals(List.of(false, false, false, true, false), aged, "summary.json counts aging cycles by it");
     }
 }

@@ -59,9 +59,12 @@ class PoliciesTest {
         assertEquals(0.8, d.memoryBound());
         assertEquals(Runtime.getRuntime().availableProcessors(), d.cores());
         assertEquals(1, d.quantum());
-        assertEquals(50, d.agingCycles());
+        assertEquals(0, d.agingCycles(), "no aging, as in the paper");
+        assertEquals(Runtime.getRuntime().availableProcessors(), d.cpuCores());
         assertEquals(25, d.memoryCycles());
-        PolicyConfig c = PolicyConfig.parse(Map.of("b", "1", "h", "1", "C", "1", "age", "0", "statusDir", "/tmp/x"));
+        PolicyConfig c = PolicyConfig.parse(Map.of("b", "1", "h", "1", "C", "1", "age", "0", "statusDir", "/tmp/x",
+                "cpu", "0.4"));
+        assertEquals(0.4, c.cpuCores());
         assertEquals(1.0, c.memoryBound());
         assertEquals(0, c.agingCycles());
     }
