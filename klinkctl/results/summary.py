@@ -138,6 +138,9 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     if not intervals.empty:
         overhead["mean_cycle_interval_ms"] = float(intervals.mean())
         overhead["p99_cycle_interval_ms"] = float(intervals.quantile(0.99))
+    if "memory_used" in scheduler:  # the TaskManager's live heap after the latest GC, as a fraction of its maximum
+        overhead["memory_used_mean"] = float(scheduler["memory_used"].mean())
+        overhead["memory_used_max"] = float(scheduler["memory_used"].max())
     if "why" in scheduler:  # a cycle's mode as prefixes of `why`: KlinkPolicy.explainLastChoice, Aging.explain
         why = scheduler["why"].fillna("").astype(str)
         overhead["light_cycle_fraction"] = float(why.str.startswith("light:").mean())

@@ -16,14 +16,17 @@ pytestmark = pytest.mark.integration
 
 def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path):
     result = running_stack("bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "500",
-                           "--duration", "14s", "--warmup", "4s", "--window", "2s", "--policy", "rr")
+                           "--duration", "14s", "--warmup", "4s", "--window", "2s", "--policy", "rr",
+                           "--cores", "1")  # C counts pipelines: 2 queries on C = 2 would never pause
     assert result.returncode == 0, result.stdout + result.stderr
     (run_dir,) = tmp_path.iterdir()
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "completed"
 
     cycles = pd.read_csv(run_dir / "scheduler.csv")
-    assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why"]
+    assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why",
+                                    "memory_used"]
+    assert cycles["memory_used"].between(0, 1).all() and (cycles["memory_used"] > 0).any()  # live heap after GC
     assert (cycles["policy"] == "rr").all()
     assert len(cycles) >= 50  # one row per 120 ms cycle over the run
     assert (cycles["paused"] > 0).any()

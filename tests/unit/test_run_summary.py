@@ -120,12 +120,15 @@ def test_scheduler_overhead_is_the_cycle_time_in_microseconds(tmp_path):
 
 
 def test_klinks_cycle_modes_are_counted(tmp_path):
-    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n"
-                                            "100,klink,4,4,0,1000,a,light:q00=inf\n220,klink,4,2,2,1000,a,mm:aged:q00=3\n"
-                                            "340,klink,4,2,2,1000,a,aged:q00=3\n700,klink,4,4,0,1000,a,light:q00=inf\n")
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used\n"
+                                            "100,klink,4,4,0,1000,a,light:q00=inf,0.5\n"
+                                            "220,klink,4,2,2,1000,a,mm:aged:q00=3,0.9\n"
+                                            "340,klink,4,2,2,1000,a,aged:q00=3,0.7\n"
+                                            "700,klink,4,4,0,1000,a,light:q00=inf,0.5\n")
     overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
     assert overhead["light_cycle_fraction"] == 0.5 and overhead["memory_mode_cycle_fraction"] == 0.25
     assert overhead["aging_cycle_fraction"] == 0.5
+    assert overhead["memory_used_max"] == 0.9 and overhead["memory_used_mean"] == pytest.approx(0.65)
     # cycles 120 ms apart, then one 360 ms late: the scheduler thread did not get its CPU on time
     assert overhead["mean_cycle_interval_ms"] == 200 and overhead["p99_cycle_interval_ms"] > 350
 

@@ -32,7 +32,7 @@ import java.util.function.ToLongFunction;
  */
 public final class Scheduler {
 
-    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why";
+    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used";
     public static final String ESTIMATOR_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
             + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms,skipped";
 
@@ -193,7 +193,8 @@ public final class Scheduler {
             }
         }
         maxReporting = Math.max(maxReporting, reporting);
-        SchedulerState state = SchedulerState.of(nowMs, cycleMs, infos, snaps, memoryUsedFraction());
+        double memoryUsed = memoryUsedFraction();
+        SchedulerState state = SchedulerState.of(nowMs, cycleMs, infos, snaps, memoryUsed);
         List<String> chosen = policy.choose(state, maxRunning);
         Set<String> run = new HashSet<>(chosen);
         int running = 0;
@@ -221,7 +222,8 @@ public final class Scheduler {
         cycles++;
         csv.append(nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
-                + policy.explainLastChoice().replace(',', '_'));
+                + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
+                memoryUsed));
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
