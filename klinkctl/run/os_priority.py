@@ -124,6 +124,7 @@ class Tally:
     periods: int = 0
     skipped_periods: int = 0  # the REST API did not answer in time
     touched: dict[int, Touched] = field(default_factory=dict)
+    restored: int = 0  # touched threads given their nice value back (the others had ended)
     vertices: set[str] = field(default_factory=set)
     mapped: set[str] = field(default_factory=set)  # vertices a thread was found for in some period
     nice_levels: set[int] = field(default_factory=set)
@@ -200,6 +201,7 @@ class OsPriority(RecordingThread):
                 continue  # gone (the job was cancelled), or the tid now names another thread
             try:
                 os.setpriority(os.PRIO_PROCESS, tid, touched.original_nice)
+                self.tally.restored += 1
             except ProcessLookupError:
                 continue
             except OSError as error:
@@ -208,6 +210,7 @@ class OsPriority(RecordingThread):
     def summary(self) -> dict:
         return {"period_ms": round(self.period_s * 1000), "periods": self.tally.periods,
                 "skipped_periods": self.tally.skipped_periods, "threads_touched": len(self.tally.touched),
+                "threads_restored": self.tally.restored,
                 "nice_levels_used": sorted(self.tally.nice_levels),
                 "unmapped_vertices": sorted(self.tally.vertices - self.tally.mapped),
                 "restore_problems": self.restore_problems}

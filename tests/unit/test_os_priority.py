@@ -105,7 +105,7 @@ def test_only_threads_it_changed_are_restored_to_their_own_nice_value(tmp_path):
         prioritiser._set_nice(tid, os_priority.thread_comm(tid), 0)
         prioritiser._restore()
         assert os.getpriority(os.PRIO_PROCESS, tid) == 3  # the value before the run, not the one set first
-        assert prioritiser.summary()["threads_touched"] == 1
+        assert prioritiser.summary()["threads_touched"] == prioritiser.summary()["threads_restored"] == 1
     finally:
         done.set()
         worker.join()
