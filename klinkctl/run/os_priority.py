@@ -1,7 +1,7 @@
 """Policy `os-priority`: a Lachesis-style scheduler from outside Flink (Palyvos-Giannas et al., Middleware '21).
 
 No agent and no change to Flink: every period it reads each job vertex's input backlog from Flink's REST
-metrics, ranks the vertices by it and gives the task threads of the most backlogged vertex the best nice
+metrics, scores the vertices by it and gives the task threads of the most backlogged vertex the best nice
 value (Lachesis' queue-size policy, enforced with nice). Task threads are found by name in
 /proc/<TaskManager pid>/task/*/comm. At the end every thread it changed gets its nice value back.
 Writes os_priority.csv (one row per vertex and period) and os_priority.json (summary.json `os_priority`).
@@ -54,14 +54,13 @@ def scores(backlogs: dict[str, tuple[str, float]]) -> dict[str, float]:
             for vertex, (metric, value) in backlogs.items()}
 
 
-def nice_by_rank(vertex_scores: dict[str, float], best: int = BEST_NICE, worst: int = WORST_NICE) -> dict[str, int]:
-    """The highest score gets `best`, the lowest `worst`, the distinct scores between spread evenly by rank;
-    equal scores share a nice value, so with no backlog anywhere every vertex runs at `best` (plain Flink)."""
-    distinct = sorted(set(vertex_scores.values()), reverse=True)
-    if len(distinct) == 1:
+def nice_by_score(vertex_scores: dict[str, float], best: int = BEST_NICE, worst: int = WORST_NICE) -> dict[str, int]:
+    """Scores in [0, 1] mapped linearly onto the nice range: 1 (the most backlogged of its kind) gets `best`, 0 (an
+    empty queue) `worst`. Linear, not by rank: by rank, backlogs of 1182 and 1185 records got nice 19 and 0. With no
+    backlog anywhere every vertex runs at `best`, as in plain Flink."""
+    if not any(vertex_scores.values()):
         return {vertex: best for vertex in vertex_scores}
-    step = (worst - best) / (len(distinct) - 1)
-    return {vertex: best + round(distinct.index(score) * step) for vertex, score in vertex_scores.items()}
+    return {vertex: best + round((1 - score) * (worst - best)) for vertex, score in vertex_scores.items()}
 
 
 def comm_of_task(vertex_name: str) -> str:
@@ -161,7 +160,7 @@ class OsPriority(RecordingThread):
         threads = {tid: comm for pid in self.taskmanagers for tid, comm in thread_names(pid).items()}
         by_vertex = map_threads(list(backlogs), threads)
         vertex_scores = scores(backlogs)
-        nices = nice_by_rank(vertex_scores)
+        nices = nice_by_score(vertex_scores)
         for vertex, (metric, value) in backlogs.items():
             tids = by_vertex.get(vertex, [])
             for tid in tids:

@@ -7,7 +7,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.run import bench, os_priority
 from klinkctl.run.config import BenchConfig, resolve
 from klinkctl.run.os_priority import (INPUT_QUEUE_METRIC, backlog_metric, check_usable, comm_of_task, map_threads,
-                                      nice_by_rank, scores)
+                                      nice_by_score, scores)
 
 SOURCE = "Source: q00/source -> q00/markers -> q00/filter -> q00/join"
 WINDOW = "q00/window -> q00/output -> q00/metrics-sink: Writer -> q00/metrics-sink: Committer"
@@ -28,16 +28,22 @@ def test_each_metric_kind_is_scaled_to_its_own_largest_value():
     assert scores({WINDOW: (INPUT_QUEUE_METRIC, 0.0)}) == {WINDOW: 0.0}  # nothing queued: no division by 0
 
 
-def test_the_most_backlogged_vertex_gets_the_best_nice_the_least_the_worst_the_rest_spread_by_rank():
-    assert nice_by_rank({"a": 0.9, "b": 0.1, "c": 0.5}) == {"a": 0, "b": 19, "c": 10}
-    assert nice_by_rank({"a": 1.0, "b": 0.0}) == {"a": 0, "b": 19}
-    assert nice_by_rank({"a": 1.0, "b": 1.0, "c": 0.0}) == {"a": 0, "b": 0, "c": 19}  # ties share a value
-    assert nice_by_rank({"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.0}, best=5, worst=11) == {"a": 5, "b": 7, "c": 9, "d": 11}
+def test_the_most_backlogged_vertex_gets_the_best_nice_an_empty_queue_the_worst_the_rest_in_proportion():
+    assert nice_by_score({"a": 1.0, "b": 0.0, "c": 0.5}) == {"a": 0, "b": 19, "c": 10}
+    assert nice_by_score({"a": 1.0, "b": 1.0, "c": 0.0}) == {"a": 0, "b": 0, "c": 19}  # ties share a value
+    assert nice_by_score({"a": 1.0, "b": 0.5, "c": 0.0}, best=5, worst=11) == {"a": 5, "b": 8, "c": 11}
+
+
+def test_nearly_equal_backlogs_get_nearly_equal_nice_values():
+    backlogs = {"src0": ("Source__q00/source.pendingRecords", 1182.0),
+                "src1": ("Source__q01/source.pendingRecords", 1185.0),
+                "win0": (INPUT_QUEUE_METRIC, 1.0), "win1": (INPUT_QUEUE_METRIC, 1.0)}
+    assert nice_by_score(scores(backlogs)) == {"src0": 0, "src1": 0, "win0": 0, "win1": 0}
 
 
 def test_without_any_backlog_every_vertex_runs_at_the_best_nice_as_in_plain_flink():
-    assert nice_by_rank({"a": 0.0, "b": 0.0}) == {"a": 0, "b": 0}
-    assert nice_by_rank({}) == {}
+    assert nice_by_score({"a": 0.0, "b": 0.0}) == {"a": 0, "b": 0}
+    assert nice_by_score({}) == {}
 
 
 def test_a_task_thread_shows_the_first_15_characters_of_its_name():
