@@ -115,3 +115,14 @@ def test_only_threads_it_changed_are_restored_to_their_own_nice_value(tmp_path):
     finally:
         done.set()
         worker.join()
+
+
+def test_a_run_on_another_backend_is_refused_before_its_run_directory_exists(monkeypatch, tmp_path):
+    class Compose:
+        name = "compose"
+
+    monkeypatch.setattr(bench.backends, "detect", lambda state_dir: Compose())
+    spec = type("Spec", (), {"state_dir": tmp_path / "state"})()
+    with pytest.raises(KlinkError, match="needs the local backend, not compose"):
+        bench.run_bench(spec, BenchConfig(policy="os-priority"), tmp_path / "results", {"taskmanager-1": 1})
+    assert not (tmp_path / "results").exists()
