@@ -222,7 +222,9 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "const (exact schedule) or gamma:<k> (bursty; gamma:2 at --rate 1000 = the thesis' Gamma(2, 0.5ms)). "
               "[const, or the preset's]")
 @click.option("--seed", type=str, help="Seed of events, campaigns and window offsets. [42]")
-@click.option("--policy", type=str, help="Scheduling policy (default = plain Flink). [default]")
+@click.option("--policy", type=str, help="Scheduling policy: default (plain Flink), rr, fcfs, hr, sbox, klink, "
+              "klink-nomm (the agent inside the TaskManager), os-priority (nice values from outside; local backend, "
+              "CAP_SYS_NICE). [default]")
 @click.option("--watermark-bound", type=str, help="Bounded out-of-orderness B of the watermarks. [1s]")
 @click.option("--marker-interval", type=str, help="Blocking latency marker period per source; 0 = no markers. [200ms]")
 @click.option("--cycle", type=str, help="Scheduler: cycle length r. [120ms]")
@@ -240,6 +242,8 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
               "pause nothing).")
 @click.option("--enforce", type=str, help="Scheduler: how tasks not chosen are held back: pause (suspend their "
               "input, the paper's) or priority (keep running at nice 19: work-conserving; needs CAP_SYS_NICE). [pause]")
+@click.option("--os-priority-period", type=str, help="Policy os-priority (Lachesis-style, from outside Flink): "
+              "how often input backlogs are read from Flink's REST metrics and task threads' nice values set. [1s]")
 @click.option("--k", type=str, help="kmeans: clusters each window's k-means finds. [5]")
 @click.option("--kmeans-iterations", type=str, help="kmeans: Lloyd iterations per window at most. [20]")
 @click.option("--campaigns", type=str, help="ysb: campaigns (window keys), each with 10 ads. [100]")
@@ -319,6 +323,12 @@ def _print_summary(summary: dict) -> None:
     if scheduler.get("cycles"):
         click.echo(f"scheduler: {scheduler['cycles']} cycles, {scheduler['mean_cycle_us']:.0f} µs per cycle "
                    f"(p99 {scheduler['p99_cycle_us']:.0f} µs)")
+    prioritised = summary.get("os_priority") or {}
+    if prioritised.get("periods") is not None:
+        unmapped = prioritised.get("unmapped_vertices") or []
+        click.echo(f"os-priority: {prioritised['periods']} periods, {prioritised['threads_touched']} task threads "
+                   f"re-niced (nice {', '.join(map(str, prioritised['nice_levels_used']))})"
+                   + (f"; no thread found for {', '.join(unmapped)}" if unmapped else ""))
     for name, acc in (summary.get("estimator") or {}).items():
         if acc.get("swms"):
             click.echo(f"estimator {name}: {acc['inside_fraction']:.0%} of {acc['swms']} SWMs inside the predicted "

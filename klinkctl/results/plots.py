@@ -25,7 +25,7 @@ from matplotlib.transforms import offset_copy  # noqa: E402
 from klinkctl.results.report import SERIES, THROUGHPUT_METRICS  # noqa: E402
 
 #: Policies in the paper's order, so that a policy keeps its colour from figure to figure.
-POLICY_ORDER = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+POLICY_ORDER = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm", "os-priority")
 LINESTYLES = ("-", "--", ":", "-.")
 PANEL_SIZE = (5.0, 3.6)
 DODGE_POINTS = 4.0  # horizontal distance between the policies' error bars at one x
@@ -41,10 +41,10 @@ def _policy_name(label: Any) -> str:
 
 
 def policy_color(policy: Any) -> str:
-    """C0…C6 for the known policies (any variant), C7…C9 (stable per name) for others."""
+    """C0…C7 for the known policies (any variant), C8 or C9 (stable per name) for others."""
     if _policy_name(policy) in POLICY_ORDER:
         return f"C{POLICY_ORDER.index(_policy_name(policy))}"
-    return f"C{len(POLICY_ORDER) + zlib.crc32(str(policy).encode()) % 3}"
+    return f"C{len(POLICY_ORDER) + zlib.crc32(str(policy).encode()) % 2}"
 
 
 def _policy_key(policy: Any) -> tuple[int, str]:

@@ -196,6 +196,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
                        "behind_fraction", "fell_behind", "lag_p99_ms", "max_lag_ms", "status")},
         "delay": delay_fit(run_dir, config.get("delay")),
         "scheduler": scheduler_overhead(read_table(run_dir / "scheduler.csv")),
+        "os_priority": read_json(run_dir / "os_priority.json"),  # klinkctl.run.os_priority: periods, threads
         "estimator": estimator_accuracy(read_table(run_dir / "estimator.csv"), *(measured or (None, None))),
         "accuracy": accuracy_summary(read_table(run_dir / "error.csv"), read_table(run_dir / "sampling.csv"),
                                      float(config.get("error") or 0.05), measured[1] if measured else None),

@@ -20,7 +20,7 @@ import yaml
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
-from klinkctl.run import scheduler_control
+from klinkctl.run import os_priority, scheduler_control
 from klinkctl.errors import KlinkError, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
@@ -28,6 +28,7 @@ from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import BenchConfig
+from klinkctl.stack import backends
 from klinkctl.stack.processes import pid_alive
 from klinkctl.stack.spec import StackSpec
 from klinkctl import workloads
@@ -136,12 +137,14 @@ def drain_cap_ms(config: BenchConfig) -> int:
 
 def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_processes: dict[str, int],
               progress: Progress = no_progress) -> RunOutcome:
+    if config.policy == os_priority.POLICY:
+        os_priority.check_usable(_backend_name(spec), stack_processes)
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec)
     workload = workloads.get(config.workload)
     plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None
-    job_id = gen = collector = sampler = None
+    job_id = gen = collector = sampler = prioritiser = None
     with signals_as_interrupt() as interrupts:
         try:
             if generator.stop_leftover(spec.state_dir):
@@ -156,8 +159,12 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")
             job_id = flink_jobs.submit_python_job(spec, common.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
-            if config.policy != "default":
-                scheduler_control.activate(spec, config.policy, config.scheduler_params(), run_dir)
+            if config.agent_policy != "default":
+                scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_dir)
+            if config.policy == os_priority.POLICY:
+                prioritiser = os_priority.OsPriority(spec, job_id, os_priority.taskmanager_pids(stack_processes),
+                                                     run_dir, config.os_priority_period_ms)
+                prioritiser.start()
             start_at_ms = int(time.time() * 1000) + START_LEAD_MS
             warmup_until_ms = start_at_ms + config.warmup_ms
             collector = MetricsCollector(spec.bootstrap_servers, plan.metrics_topic, run_dir, run_id,
@@ -185,10 +192,11 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         finally:
             interrupts.armed = False
             progress("stopping generator, job and collectors")
-            teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler)
+            teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
+                                          prioritiser)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
-        dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler)
+        dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler, prioritiser)
                 if thread is not None and thread.error]
         if status == "completed" and dead:
             status, reason = "failed", "; ".join(dead) + " (rows collected until then are kept)"
@@ -217,7 +225,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
 
 def scheduler_ran(config: BenchConfig, run_dir: Path) -> bool:
     """False if a policy was asked for but no TaskManager ran a single cycle of it (e.g. it failed to load)."""
-    if config.policy == "default":
+    if config.agent_policy == "default":
         return True
     table = run_dir / "scheduler.csv"
     if not table.is_file():
@@ -302,12 +310,13 @@ def _await_last_windows(spec: StackSpec, config: BenchConfig, job_id: str, plan:
 
 def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
               job_id: str | None, gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
-              sampler: ResourceSampler | None) -> list[str]:
+              sampler: ResourceSampler | None, prioritiser: os_priority.OsPriority | None = None) -> list[str]:
     """Every step is attempted whatever the others do (a dead broker or JobManager must not leave the job or
     the generator running); returns what went wrong, one line each."""
     steps = [
         # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
         ("switching the scheduler off", lambda: scheduler_control.deactivate(spec)),
+        ("restoring the nice values os-priority changed", lambda: _stop_prioritiser(prioritiser)),
         ("stopping the generator", lambda: (gen.stop(), generator.forget_running(spec.state_dir))
          if gen is not None else None),
         ("cancelling the job", lambda: flink_jobs.cancel(spec, job_id) if job_id is not None else None),
@@ -326,6 +335,19 @@ def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload:
         except Exception as error:  # noqa: BLE001 - one broken step must not skip the others
             problems.append(f"{what}: {one_line(error)}")
     return problems
+
+
+def _stop_prioritiser(prioritiser: os_priority.OsPriority | None) -> None:
+    if prioritiser is None:
+        return
+    prioritiser.stop()
+    if prioritiser.restore_problems:
+        raise RuntimeError("; ".join(prioritiser.restore_problems))
+
+
+def _backend_name(spec: StackSpec) -> str:
+    backend = backends.detect(spec.state_dir)
+    return backend.name if backend is not None else "none"
 
 
 def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:

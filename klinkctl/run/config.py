@@ -26,7 +26,11 @@ WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slid
                                                 "kmeans": {"window_ms": 3000}}
 #: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
 #: `default` is plain Flink (the scheduler never pauses anything).
-POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+AGENT_POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+#: Policies carried out from outside Flink by klinkctl itself; the agent stays on `default` meanwhile
+#: (os-priority: Lachesis-style nice values, klinkctl.run.os_priority).
+OUTSIDE_POLICIES = ("os-priority",)
+POLICIES = AGENT_POLICIES + OUTSIDE_POLICIES
 #: Samplers in front of each query's window (java-udfs: io.klink.sampler.Samplers.NAMES); `none` = the job's
 #: bounded-out-of-orderness watermarks, every event counted.
 SAMPLERS = ("none", "aion", "aion-minus", "kslack", "aq-kslack")
@@ -61,6 +65,7 @@ class BenchConfig:
     aging: int = 0  # X: force in a task runnable but not chosen for X cycles; 0 = off, the paper's (klink/fcfs/hr/sbox)
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
     enforce: str = "pause"  # how the scheduler holds back tasks it did not choose: pause, or priority (nice 19)
+    os_priority_period_ms: int = 1000  # os-priority: how often backlogs are read and nice values set
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
     pack_bytes: int = 65536  # events of one send burst per Kafka record, up to this size; 0 = a record per event
     data: str = ""  # nyt: a DEBS 2015 CSV to replay instead of synthetic trips ("" = synthetic)
@@ -170,6 +175,9 @@ class BenchConfig:
     def _validate_scheduler(self) -> None:
         if self.cycle_ms <= 0:
             raise KlinkError(f"--cycle must be greater than 0, got {self.cycle_ms} ms")
+        if self.os_priority_period_ms < 100:
+            raise KlinkError(f"--os-priority-period must be at least 100ms (one REST read per vertex each period), "
+                             f"got {self.os_priority_period_ms} ms")
         if self.history < 1:
             raise KlinkError(f"--history must be at least 1 epoch, got {self.history}")
         if not 0 < self.confidence < 1:
@@ -186,6 +194,9 @@ class BenchConfig:
             raise KlinkError("--enforce priority lowers task threads' OS priority and raises it back, which needs "
                              "CAP_SYS_NICE (root, or ambient: docs/reliability.md, \"Privileges\") for klinkctl and "
                              "the stack it started; or use --enforce pause")
+        if self.policy == "os-priority" and not privileges.children_get("CAP_SYS_NICE"):
+            raise KlinkError("--policy os-priority lowers task threads' nice values back to 0 after raising them, "
+                             "which needs CAP_SYS_NICE (root, or ambient: docs/reliability.md, \"Privileges\")")
 
     def network_delay(self) -> DelayModel:
         return parse_delay(self.delay)
@@ -193,6 +204,11 @@ class BenchConfig:
     def gaps(self) -> GapModel:
         named = preset(self.delay)
         return parse_inter_event(self.inter_event or (named.inter_event_shape if named else "const"), self.rate)
+
+    @property
+    def agent_policy(self) -> str:
+        """What the TaskManagers' runtime scheduler runs: the policy, or `default` for one run from outside."""
+        return "default" if self.policy in OUTSIDE_POLICIES else self.policy
 
     def scheduler_params(self) -> dict[str, object]:
         """The agent's parameter names (java-udfs: io.klink.scheduler.policy.PolicyConfig)."""
@@ -249,7 +265,8 @@ ENFORCEMENTS = ("pause", "priority")
 
 _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",
-                    "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle", "substream_ms": "substream"}
+                    "watermark_interval_ms": "watermark-interval", "cycle_ms": "cycle", "substream_ms": "substream",
+                    "os_priority_period_ms": "os-priority-period"}
 
 
 _INT_FIELDS = {"pack_bytes", "queries", "rate", "seed", "campaigns", "ads_per_campaign", "history", "cores", "aging",

@@ -107,3 +107,36 @@ def test_with_priority_enforcement_tasks_not_chosen_run_at_nice_19_and_are_resto
     assert set(latency["query"]) == {"q00", "q01"}  # demoted tasks still ran
     # after the run every task thread that is left is back at normal priority
     assert set(_task_thread_nices(running_stack.state_dir).values()) <= {0}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="os-priority raises nice values back, which needs root")
+def test_os_priority_renices_every_vertex_by_its_backlog_from_outside_and_restores_the_threads(running_stack, tmp_path):
+    seen: set[int] = set()
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(running_stack, "bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "2000",
+                          "--duration", "12s", "--warmup", "4s", "--window", "2s", "--policy", "os-priority")
+        while not run.done():
+            seen |= set(_task_thread_nices(running_stack.state_dir).values())
+            time.sleep(0.2)
+        result = run.result()
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = tmp_path.iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["policy"] == "os-priority"
+    assert not (run_dir / "scheduler.csv").exists()  # the agent stayed on default: nothing paused
+
+    periods = pd.read_csv(run_dir / "os_priority.csv", dtype={"threads": str})
+    assert periods["time"].nunique() >= 8  # one period a second over the run
+    assert periods["vertex"].nunique() == 4  # a source and a window task per query
+    threads_found = periods.dropna(subset=["threads"]).groupby("vertex")["threads"].first()
+    assert len(threads_found) == 4  # a task thread was found for every vertex
+    assert (periods.groupby("time")["nice"].nunique() > 1).any()  # the vertices were told apart by backlog
+    assert summary["os_priority"]["threads_touched"] > 0 and summary["os_priority"]["unmapped_vertices"] == []
+    # restored before the job was cancelled, while every thread it changed still ran
+    assert summary["os_priority"]["threads_restored"] == summary["os_priority"]["threads_touched"]
+    assert summary["os_priority"]["restore_problems"] == []
+    assert max(seen) > 0  # the task threads' nice values did change while the job ran
+    latency = pd.read_csv(run_dir / "latency.csv")
+    assert set(latency["query"]) == {"q00", "q01"}  # the demoted vertices still ran
+    # every task thread that is left is back at normal priority
+    assert set(_task_thread_nices(running_stack.state_dir).values()) <= {0}
