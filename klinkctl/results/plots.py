@@ -192,6 +192,24 @@ def resources_over_time(table: pd.DataFrame, panels: list[str]) -> Figure:
     return figure
 
 
+def memory_over_time(table: pd.DataFrame, panels: list[str], bound: float | None) -> Figure:
+    """Klink's memory management: live heap / max heap and the share of memory-mode cycles per second, one line
+    per configuration (colour = policy, line style = the other varying parameters); b dotted."""
+    figure, axes = _grid(2, 1, "TaskManager live heap and Klink's memory mode")
+    for ax, (column, ylabel) in zip(axes[:, 0], (("memory_used", "live heap / max heap"),
+                                                  ("memory_mode", "memory-mode cycles (share)"))):
+        for style, (label, rows) in zip(_cycle(LINESTYLES), _split(table, panels)):
+            for policy in _policies(rows):
+                line = rows[rows[SERIES] == policy].sort_values("second")
+                ax.plot(line["second"], line[column], label=f"{policy}, {label}" if label else str(policy),
+                        color=policy_color(policy), linestyle=style)
+        if column == "memory_used" and bound is not None:
+            ax.axhline(bound, color="grey", linestyle=":", label=f"b = {bound:g}")
+        ax.grid(alpha=0.3)
+        _finish(ax, "", "seconds since the first cycle", ylabel, legend=column == "memory_used")
+    return figure
+
+
 def _component_key(component: str) -> tuple[int, str]:
     """The stream processor first (TaskManagers, JobManager), then Kafka, the generator, the rest."""
     prefixes = ("taskmanager", "jobmanager", "kafka", "generator")

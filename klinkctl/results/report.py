@@ -392,6 +392,29 @@ def _resource_frame(run: Run) -> pd.DataFrame:
                          "cpu_percent": frame["cpu_percent"], "rss_mb": frame["rss_bytes"] / MB})
 
 
+def memory_mode(runset: RunSet) -> pd.DataFrame:
+    """Klink's memory management over time: the TaskManager's live heap (scheduler.csv memory_used, the fraction
+    Klink compares with b) and the share of the second's cycles decided in memory mode (`why` starting mm:),
+    seconds since the run's first cycle, averaged over the repetitions of a configuration."""
+    frames = [_memory_frame(run) for run in runset.runs]
+    frames = [frame for frame in frames if not frame.empty]
+    if not frames:
+        raise MissingData("no run has scheduler.csv with memory_used (runs of a pausing policy, eleventh session on)")
+    samples = pd.concat(frames, ignore_index=True).merge(runset.params, on="run")
+    keys = runset.group_keys + ["second"]
+    return samples.groupby(keys, dropna=False)[["memory_used", "memory_mode"]].mean().reset_index()
+
+
+def _memory_frame(run: Run) -> pd.DataFrame:
+    frame = read_table(run.run_dir / "scheduler.csv")
+    if frame.empty or "memory_used" not in frame:
+        return pd.DataFrame()
+    frame = frame[frame["tasks"] > 0]
+    why = frame["why"].fillna("").astype(str) if "why" in frame else pd.Series("", index=frame.index)
+    return pd.DataFrame({"run": run.run_id, "second": (frame["time"] - frame["time"].min()) // 1000,
+                         "memory_used": frame["memory_used"], "memory_mode": why.str.startswith("mm:").astype(float)})
+
+
 def estimator_accuracy(runset: RunSet) -> pd.DataFrame:
     """Fig. 9c: per configuration and estimator (klink, lr), the percentage of SWMs ingested inside the
     predicted interval — mean over repetitions with its t interval — next to the interval's median width and

@@ -52,6 +52,12 @@ def _resources_shown(table: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
+def _shared_bound(runset: report.RunSet) -> float | None:
+    """b, when every run of the set used the same one."""
+    bounds = {run.config["bench"].get("memory_bound") for run in runset.runs}
+    return float(bounds.pop()) if len(bounds) == 1 and None not in bounds else None
+
+
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("6a", "Mean SWM latency", "Mean over repetitions of each run's mean SWM latency (warm-up "
                "excluded) against the number of queries, or the load parameter that varies when queries does "
@@ -77,6 +83,12 @@ FIGURES: tuple[FigureSpec, ...] = (
                "configuration; colour = policy, line style = the other varying parameters.",
                lambda rs: "fig8_resources_over_time", report.resources,
                lambda table, rs: plots.resources_over_time(table, rs.others()), _resources_shown),
+    FigureSpec("mm", "Live heap and memory mode", "Klink's memory management (paper §3.4): the TaskManager's "
+               "live heap after GC over its maximum heap (scheduler.csv memory_used, what Klink compares with b; "
+               "dotted: b when all runs share it) and the share of each second's cycles decided in memory mode; "
+               "seconds since the run's first cycle, averaged over the repetitions of a configuration.",
+               lambda rs: "memory_mode_over_time", report.memory_mode,
+               lambda table, rs: plots.memory_over_time(table, rs.others(), _shared_bound(rs))),
     FigureSpec("9c", "Estimator accuracy", "Percentage of SWMs ingested inside the interval the estimator "
                "predicted for them (summary.json → estimator, warm-up excluded), by delay model; one bar per "
                "estimator and confidence f (dotted: the target f); error bars = t interval over the runs. Below: "

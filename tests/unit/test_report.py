@@ -415,3 +415,21 @@ def test_report_is_a_klinkctl_command():
 def test_every_figure_has_a_distinct_key_and_stem(runset):
     assert len({spec.key for spec in FIGURES}) == len(FIGURES)
     assert len({spec.stem(runset) for spec in FIGURES}) == len(FIGURES)
+
+
+def test_memory_mode_figure_shows_live_heap_and_memory_mode_cycles_per_second(tmp_path):
+    run_dir = shutil.copytree(KLINK_RUN, tmp_path / KLINK_RUN.name)
+    cycles = pd.read_csv(run_dir / "scheduler.csv")
+    busy = cycles["tasks"] > 0
+    cycles["memory_used"] = np.where(busy, 0.9, 0.0)
+    cycles["why"] = np.where(busy, "mm:q00=1", "")
+    cycles.to_csv(run_dir / "scheduler.csv", index=False)
+    table = report.memory_mode(load_runset(run_dir))
+    assert set(table.columns) >= {"second", "memory_used", "memory_mode"}
+    assert np.allclose(table["memory_used"], 0.9) and np.allclose(table["memory_mode"], 1.0)  # idle cycles left out
+    assert table["second"].is_monotonic_increasing and table["second"].min() == 0
+
+
+def test_the_memory_mode_figure_is_skipped_without_memory_data(runset):
+    with pytest.raises(MissingData, match="memory_used"):
+        report.memory_mode(runset)
