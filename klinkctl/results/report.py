@@ -115,7 +115,13 @@ class RunSet:
 
     def others(self, *used: str) -> list[str]:
         """Varying parameters other than the policy and ``used``: one plot panel per combination."""
-        return [key for key in self.varying if key not in (SERIES, *used)]
+        return [key for key in self.varying if key not in (SERIES, *used) and not self._names_series(key)]
+
+    def _names_series(self, key: str) -> bool:
+        """Whether ``key`` and the policy label name each other one to one (a sweep's variants named after their
+        policies): the lines already tell them apart, so they make no panels."""
+        pairs = self.params[[key, SERIES]].astype(str).drop_duplicates()
+        return bool(pairs[key].is_unique and pairs[SERIES].is_unique)
 
     @cached_property
     def x_param(self) -> str:

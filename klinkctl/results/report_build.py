@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from klinkctl.errors import KlinkError
-from klinkctl.results import plots, report
+from klinkctl.results import plots, regimes, report
 from klinkctl.results.report import MissingData, RunSet
 from klinkctl.results.report_html import render_html
 
@@ -111,6 +111,7 @@ class ReportOutcome:
     html: Path
     runset: RunSet
     sections: list[Section]
+    regime_files: list[Path] = field(default_factory=list)  # regimes.csv and .md of a regime map
 
     @property
     def written(self) -> list[Section]:
@@ -134,7 +135,7 @@ def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.
     sections = [make_section(spec, runset, out_dir) for spec in FIGURES]
     html = out_dir / INDEX_HTML
     html.write_text(render_html(runset, sections), encoding="utf-8")
-    return ReportOutcome(out_dir, html, runset, sections)
+    return ReportOutcome(out_dir, html, runset, sections, regimes.write_regime_map(runset, out_dir))
 
 
 def make_section(spec: FigureSpec, runset: RunSet, out_dir: Path) -> Section:
