@@ -161,11 +161,15 @@ def write_regimes(table: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def _policy_text(row: pd.Series, policy: str) -> str:
-    if _missing(row.get(f"{policy}_mean_ms")):
+    """mean [CI] / p99 [CI] ms (runs used/left out); "-" with the counts where no run was used."""
+    if _missing(row.get(f"{policy}_n")):
         return "-"
+    counts = f"({int(row[f'{policy}_n'])}/{int(row[f'{policy}_n_invalid'])})"
+    if _missing(row.get(f"{policy}_mean_ms")):
+        return f"- {counts}"
     stats = [f"{_number(row[f'{policy}_{name}_ms'], '.0f')} [{_number(row[f'{policy}_{name}_ci_low'], '.0f')}–"
              f"{_number(row[f'{policy}_{name}_ci_high'], '.0f')}]" for name in ("mean", "p99")]
-    return f"{stats[0]} / {stats[1]} ({int(row[f'{policy}_n'])}/{int(row[f'{policy}_n_invalid'])})"
+    return f"{stats[0]} / {stats[1]} {counts}"
 
 
 def _ratio_text(row: pd.Series, prefix: str) -> str:

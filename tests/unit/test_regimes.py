@@ -4,6 +4,7 @@ the ideal reduction and the "no room" cells."""
 from __future__ import annotations
 
 import math
+import shutil
 
 import pandas as pd
 import pytest
@@ -86,3 +87,25 @@ def test_a_regime_map_needs_default_and_klink_at_a_load_in_several_cells():
     assert regimes.is_regime_map(rows)
     assert not regimes.is_regime_map(rows.assign(load=None))
     assert not regimes.is_regime_map(rows[rows["queries"] == 8])
+
+
+def test_the_report_writes_the_regime_table_of_real_runs_against_the_model(tmp_path):
+    # relabelled copies of real runs (two cells of Default and Klink at a load): checks the plumbing only
+    from tests.unit.test_report import SWEEP, set_bench
+    from klinkctl.results.report import load_runset
+
+    root = tmp_path / "runs"
+    for queries, runs in ((2, ("default-20261122-081845", "default-20261122-081936", "klink-20261122-081434",
+                               "klink-20261122-081756")),
+                          (4, ("default-20261122-082301", "default-20261122-082353", "klink-20261122-082536",
+                               "klink-20261122-082719"))):
+        for run in runs:
+            shutil.copytree(SWEEP / "runs" / f"ysb-{run}", root / f"ysb-{run}")
+            set_bench(root / f"ysb-{run}", queries=queries, load=1.1, capacity="capacity.json", rate=10000,
+                      delay="uniform:0-400ms", watermark_bound_ms=200)
+    written = regimes.write_regime_map(load_runset(root), tmp_path, model_seeds=2)
+    assert [path.name for path in written] == [regimes.CSV_FILE, regimes.MARKDOWN_FILE]
+    table = pd.read_csv(written[0]).set_index("queries")
+    assert list(table.index) == [2, 4] and (table["default_n"] == 2).all()
+    assert ((table["ideal_mean_ratio"] > 0) & (table["ideal_mean_ratio"] <= 1.0 + 1e-9)).all()
+    assert regimes.markdown(table.reset_index(), ["default", "klink"]).count("\n| ") == 2  # a line per cell
