@@ -69,6 +69,17 @@ def test_a_capacity_template_names_one_capacity_per_query_count_bound_and_delay(
     assert runs[0].config.capacity == str(tmp_path / "cap-2q-200ms-uniform_0-400ms.json")
 
 
+def test_a_sweep_counts_every_missing_capacity_file_of_its_cells_in_one_line(tmp_path):
+    capacity_file(tmp_path, name="cap-2q.json", queries=2)
+    path = tmp_path / "regimes.yaml"
+    path.write_text(yaml.safe_dump({"workload": "ysb", "fixed": {"window": "3s", "capacity": str(tmp_path / "cap-{queries}q.json")},
+                                    "grid": {"queries": [2, 4, 8, 16, 32], "load": [0.9, 1.1]}}))
+    result = CliRunner().invoke(main, ["sweep", "--dry-run", str(path)])
+    assert result.exit_code != 0 and "4 of 5 capacity files missing" in result.output
+    assert f"{tmp_path / 'cap-16q.json'}" in result.output and "and 1 more" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("template, message", [
     ("cap-{sampler_rate}.json", "names {sampler_rate}, which this run does not set"),
     ("cap-{queries.json", "expected '}'"),
