@@ -36,6 +36,11 @@ NO_ROOM_GAIN = 0.10
 TARGET_SHARE = 0.80
 NO_ROOM = "no room"
 CSV_FILE, MARKDOWN_FILE = "regimes.csv", "regimes.md"
+#: What index.html shows of the table (regimes.csv has every column).
+HTML_COLUMNS = ("queries", "load", "watermark_bound_ms", "delay", "default_n", "default_n_invalid", "default_mean_ms",
+                "klink_n", "klink_n_invalid", "klink_mean_ms", "klink_default_mean_ratio", "klink_default_mean_ci_low",
+                "klink_default_mean_ci_high", "klink_default_p99_ratio", "ideal_mean_ratio", "ideal_p99_ratio",
+                "mean_share", "p99_share", "meets_target")
 
 #: Seeds of the model per cell (about 2 s per cell of 20 s runs, 11 s at 32 queries: ~3 min for 96 cells).
 MODEL_SEEDS = 10
@@ -51,13 +56,12 @@ def regime_run_rows(runset: RunSet) -> pd.DataFrame:
                          for run in runset.runs + runset.invalid_runs])
 
 
-def write_regime_map(runset: RunSet, out_dir: Path, model_seeds: int = MODEL_SEEDS) -> list[Path]:
-    """regimes.csv and regimes.md for a regime map's runs (is_regime_map), nothing for other runs."""
+def regime_map(runset: RunSet, model_seeds: int = MODEL_SEEDS) -> pd.DataFrame | None:
+    """The regime table of a regime map's runs (is_regime_map) against the model; None for other runs."""
     runs = regime_run_rows(runset)
     if not is_regime_map(runs):
-        return []
-    table = regime_table(runs, model_ideal(runset, model_seeds), runset.confidence, runset.include_invalid)
-    return write_regimes(table, out_dir)
+        return None
+    return regime_table(runs, model_ideal(runset, model_seeds), runset.confidence, runset.include_invalid)
 
 
 def model_ideal(runset: RunSet, seeds: int = MODEL_SEEDS) -> IdealRatios:

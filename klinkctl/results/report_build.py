@@ -134,8 +134,10 @@ def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.
         raise KlinkError(f"{out_dir}: cannot create the report directory ({error.strerror})") from None
     sections = [make_section(spec, runset, out_dir) for spec in FIGURES]
     html = out_dir / INDEX_HTML
-    html.write_text(render_html(runset, sections), encoding="utf-8")
-    return ReportOutcome(out_dir, html, runset, sections, regimes.write_regime_map(runset, out_dir))
+    regime_table = regimes.regime_map(runset)
+    regime_files = regimes.write_regimes(regime_table, out_dir) if regime_table is not None else []
+    html.write_text(render_html(runset, sections, regime_table), encoding="utf-8")
+    return ReportOutcome(out_dir, html, runset, sections, regime_files)
 
 
 def make_section(spec: FigureSpec, runset: RunSet, out_dir: Path) -> Section:

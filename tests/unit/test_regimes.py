@@ -103,9 +103,25 @@ def test_the_report_writes_the_regime_table_of_real_runs_against_the_model(tmp_p
             shutil.copytree(SWEEP / "runs" / f"ysb-{run}", root / f"ysb-{run}")
             set_bench(root / f"ysb-{run}", queries=queries, load=1.1, capacity="capacity.json", rate=10000,
                       delay="uniform:0-400ms", watermark_bound_ms=200)
-    written = regimes.write_regime_map(load_runset(root), tmp_path, model_seeds=2)
+    written = regimes.write_regimes(regimes.regime_map(load_runset(root), model_seeds=2), tmp_path)
     assert [path.name for path in written] == [regimes.CSV_FILE, regimes.MARKDOWN_FILE]
     table = pd.read_csv(written[0]).set_index("queries")
     assert list(table.index) == [2, 4] and (table["default_n"] == 2).all()
     assert ((table["ideal_mean_ratio"] > 0) & (table["ideal_mean_ratio"] <= 1.0 + 1e-9)).all()
     assert regimes.markdown(table.reset_index(), ["default", "klink"]).count("\n| ") == 2  # a line per cell
+
+
+def test_klinkctl_report_writes_the_regime_map_beside_the_figures(tmp_path, monkeypatch):
+    from tests.unit.test_report import SWEEP, set_bench
+    from klinkctl.results.report_build import build_report
+
+    monkeypatch.setattr(regimes, "model_ideal", lambda runset, seeds=0: ideal)  # the model is tested above
+    root = tmp_path / "runs"
+    for queries, run in ((1, "default-20261122-081845"), (1, "klink-20261122-081434"), (8, "default-20261122-082301"),
+                         (8, "klink-20261122-082536")):
+        shutil.copytree(SWEEP / "runs" / f"ysb-{run}", root / f"ysb-{run}")
+        set_bench(root / f"ysb-{run}", queries=queries, load=1.0, capacity="capacity.json", rate=10000)
+    outcome = build_report(root)
+    assert [path.name for path in outcome.regime_files] == [regimes.CSV_FILE, regimes.MARKDOWN_FILE]
+    html = outcome.html.read_text()
+    assert "<h2>Regime map</h2>" in html and "no room" in html
