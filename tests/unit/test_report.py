@@ -97,6 +97,13 @@ def test_variants_named_after_their_policies_make_no_panels_but_other_variants_d
     assert RunSet(runset.root, two_per_policy, runset.excluded).others("rate") == ["variant"]
 
 
+def test_the_rate_and_capacity_of_runs_at_a_load_make_no_panels(runset):
+    at_load = [replace(run, params={**run.params, "load": 1.0, "capacity": f"cap-{run.params['rate']}.json"})
+               for run in runset.runs]
+    assert RunSet(runset.root, at_load, runset.excluded).others() == []
+    assert runset.others() == ["rate"]  # at a fixed rate, the rate is a setting of its own
+
+
 def test_a_parameter_the_workload_sets_is_no_x_axis(runset):
     workloads = {"ysb": None, "nyt": 1000, "kmeans": None}  # NYT's slide: the workloads' own defaults
     runs = [replace(run, params={**run.params, "workload": workload, "slide_ms": slide})
