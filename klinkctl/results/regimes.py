@@ -24,11 +24,13 @@ import pandas as pd
 from klinkctl.files import write_atomically
 from klinkctl.results import groups
 from klinkctl.results.ideal_model import ideal_cell
-from klinkctl.results.report import RunSet
+from klinkctl.errors import KlinkError
+from klinkctl.results.report import Run, RunSet
 
 #: The axes of a cell, as bench settings (config.yaml's names).
 CELL_KEYS = ("queries", "load", "watermark_bound_ms", "delay")
-SCHEDULER = "scheduler"  # a run's policy as configured (default, klink, sbox, ...), not its label
+SCHEDULER = "scheduler"  # a run's variant, or its policy as configured (scheduler_of)
+VARIANT = "variant"
 DEFAULT, KLINK = "default", "klink"
 #: An ideal order that gains at most this fraction of Default's latency leaves no room to judge a share by.
 NO_ROOM_GAIN = 0.10
@@ -52,8 +54,13 @@ IdealRatios = Callable[[dict[str, Any]], tuple[float, float]]
 def regime_run_rows(runset: RunSet) -> pd.DataFrame:
     """One row per completed run (invalid ones included, column ``valid``) with its scheduler and cell."""
     return pd.DataFrame([{**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency),
-                          SCHEDULER: str(run.config["bench"].get("policy") or DEFAULT)}
-                         for run in runset.runs + runset.invalid_runs])
+                          SCHEDULER: scheduler_of(run)} for run in runset.runs + runset.invalid_runs])
+
+
+def scheduler_of(run: Run) -> str:
+    """A run's side in the table: its sweep variant (configs/klink-regimes.yaml names them after their
+    policies), else its policy as configured (default, klink, sbox, ...; not the label, klink[C=2])."""
+    return str(run.params.get(VARIANT) or run.config["bench"].get("policy") or DEFAULT)
 
 
 def regime_map(runset: RunSet, model_seeds: int = MODEL_SEEDS) -> pd.DataFrame | None:
@@ -70,9 +77,12 @@ def model_ideal(runset: RunSet, seeds: int = MODEL_SEEDS) -> IdealRatios:
     bench = (runset.runs + runset.invalid_runs)[0].config["bench"]
 
     def ratios(cell: dict[str, Any]) -> tuple[float, float]:
-        bound = ideal_cell(int(cell["queries"]), float(cell["load"]), float(cell["watermark_bound_ms"]) / 1000,
-                           bench["window_ms"] / 1000, str(cell["delay"]), seeds, bench["duration_ms"] / 1000,
-                           bench["warmup_ms"] / 1000, watermark_interval_s=bench["watermark_interval_ms"] / 1000)
+        try:
+            bound = ideal_cell(int(cell["queries"]), float(cell["load"]), float(cell["watermark_bound_ms"]) / 1000,
+                               bench["window_ms"] / 1000, str(cell["delay"]), seeds, bench["duration_ms"] / 1000,
+                               bench["warmup_ms"] / 1000, watermark_interval_s=bench["watermark_interval_ms"] / 1000)
+        except KlinkError:  # no window of the model fired after the warm-up: no ideal, the cell's share shows "-"
+            return math.nan, math.nan
         return bound.mean_ratio, bound.p99_ratio
 
     return ratios

@@ -125,3 +125,11 @@ def test_klinkctl_report_writes_the_regime_map_beside_the_figures(tmp_path, monk
     assert [path.name for path in outcome.regime_files] == [regimes.CSV_FILE, regimes.MARKDOWN_FILE]
     html = outcome.html.read_text()
     assert "<h2>Regime map</h2>" in html and "no room" in html
+
+
+def test_a_runs_side_is_its_variant_else_its_configured_policy():
+    from types import SimpleNamespace
+
+    klink = {"bench": {"policy": "klink", "cores": 2}}
+    assert regimes.scheduler_of(SimpleNamespace(params={"variant": "klink-priority"}, config=klink)) == "klink-priority"
+    assert regimes.scheduler_of(SimpleNamespace(params={"policy": "klink[C=2]"}, config=klink)) == "klink"
