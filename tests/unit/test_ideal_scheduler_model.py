@@ -7,9 +7,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+from dataclasses import replace  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 from ideal_scheduler_model import Model, ideal_cell, share, simulate  # noqa: E402
+from klinkctl.results.ideal_model import drain_needed_s  # noqa: E402
 from klinkctl.delay import parse_delay  # noqa: E402
 
 NO_STALLS = 1e-9
@@ -59,3 +62,11 @@ def test_sampled_delays_are_whole_ms_from_the_model() -> None:
     delays = model.sample_ms(100_000, np.random.default_rng(1))
     assert delays.min() >= 0 and delays.max() <= 1600 and np.all(delays == np.round(delays))
     assert delays.mean() == pytest.approx(model.mean_ms, rel=0.02)
+
+
+def test_like_a_run_the_model_drains_so_that_every_window_ending_within_it_fires() -> None:
+    model = Model(queries=4, rho=1.1, bound_s=0.2, duration_s=20, warmup_s=0, step_s=0.005, stalls_per_s=NO_STALLS)
+    censored = simulate(model, "ps")
+    drained = simulate(replace(model, drain_s=drain_needed_s(model)), "ps")
+    assert len(drained) > len(censored) and len(drained) >= 4 * 5  # 3 s windows ending in 3-20 s: 5-6 a query
+    assert drained.max() > censored.max()  # the latest windows, the slowest, were the ones cut off
