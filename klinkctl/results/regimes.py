@@ -44,7 +44,7 @@ HTML_COLUMNS = ("queries", "load", "watermark_bound_ms", "delay", "default_n", "
                 "klink_default_mean_ci_high", "klink_default_p99_ratio", "ideal_mean_ratio", "ideal_p99_ratio",
                 "mean_share", "p99_share", "meets_target")
 
-#: Seeds of the model per cell (about 2 s per cell of 20 s runs, 11 s at 32 queries: ~3 min for 96 cells).
+#: Seeds of the model per cell (about 1 s per cell of 20 s runs, up to 9 s at 32 queries: ~3 min for 96 cells).
 MODEL_SEEDS = 10
 
 #: (mean ratio, p99 ratio) of the ideal order to processor sharing in a cell (its CELL_KEYS values).
