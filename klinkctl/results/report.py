@@ -29,6 +29,8 @@ CONFIG_FILE = "config.yaml"
 REPORT_DIR = "report"
 EXPECTED = "expected a sweep directory (index.csv), a directory of run directories or a run directory"
 
+#: Settings runs at a load (--load F --capacity FILE) get from it and their cell: no panels (RunSet.others).
+SET_BY_LOAD = ("rate", "capacity")
 SERIES = "policy"  # one line / bar colour per policy label (klink[C=2]) in every figure
 REPETITION_PARAMS = groups.REPETITION_KEYS  # differ between repetitions of one configuration: never an axis
 CDF_PERCENTILES = np.arange(40, 100)  # Fig. 6b: 40th to 99th percentile
@@ -115,7 +117,19 @@ class RunSet:
 
     def others(self, *used: str) -> list[str]:
         """Varying parameters other than the policy and ``used``: one plot panel per combination."""
-        return [key for key in self.varying if key not in (SERIES, *used)]
+        return [key for key in self.varying
+                if key not in (SERIES, *used) and not self._names_series(key) and not self._set_by_load(key)]
+
+    def _set_by_load(self, key: str) -> bool:
+        """Whether ``key`` follows from runs at a load: their rate (load × the capacity's) and their capacity file
+        (one per cell of a regime map) vary with the cell, so they make no panels of their own."""
+        return key in SET_BY_LOAD and "load" in self.params and bool(self.params["load"].notna().all())
+
+    def _names_series(self, key: str) -> bool:
+        """Whether ``key`` and the policy label name each other one to one (a sweep's variants named after their
+        policies): the lines already tell them apart, so they make no panels."""
+        pairs = self.params[[key, SERIES]].astype(str).drop_duplicates()
+        return bool(pairs[key].is_unique and pairs[SERIES].is_unique)
 
     @cached_property
     def x_param(self) -> str:

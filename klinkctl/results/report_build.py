@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from klinkctl.errors import KlinkError
-from klinkctl.results import plots, report
+from klinkctl.results import plots, regimes, report
 from klinkctl.results.report import MissingData, RunSet
 from klinkctl.results.report_html import render_html
 
@@ -123,6 +123,7 @@ class ReportOutcome:
     html: Path
     runset: RunSet
     sections: list[Section]
+    regime_files: list[Path] = field(default_factory=list)  # regimes.csv and .md of a regime map
 
     @property
     def written(self) -> list[Section]:
@@ -145,8 +146,10 @@ def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.
         raise KlinkError(f"{out_dir}: cannot create the report directory ({error.strerror})") from None
     sections = [make_section(spec, runset, out_dir) for spec in FIGURES]
     html = out_dir / INDEX_HTML
-    html.write_text(render_html(runset, sections), encoding="utf-8")
-    return ReportOutcome(out_dir, html, runset, sections)
+    regime_table = regimes.regime_map(runset)
+    regime_files = regimes.write_regimes(regime_table, out_dir) if regime_table is not None else []
+    html.write_text(render_html(runset, sections, regime_table), encoding="utf-8")
+    return ReportOutcome(out_dir, html, runset, sections, regime_files)
 
 
 def make_section(spec: FigureSpec, runset: RunSet, out_dir: Path) -> Section:

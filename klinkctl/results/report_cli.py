@@ -23,7 +23,9 @@ def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> flo
               "windows, generator behind; docs/results.md) in the figures.")
 def report(directory: Path, out_dir: Path | None, confidence: float, include_invalid: bool) -> None:
     """Plots (PNG + SVG) and one self-contained index.html for the runs in DIRECTORY: the analogues of
-    the Klink paper's Figs. 6a–6d, 8, 9c and 9d, each where its data exists.
+    the Klink paper's Figs. 6a–6d, 8, 9c and 9d, each where its data exists; for a regime map
+    (configs/klink-regimes.yaml) also regimes.csv and regimes.md: per cell each policy with CIs and Klink's
+    share of the reduction an ideal order reaches in the fluid model (docs/scheduler.md, "Regime map").
 
     DIRECTORY is a sweep directory (index.csv), a directory holding run directories, or one run directory.
     Only completed runs valid for comparison are used; the others are listed with their reason.
@@ -42,4 +44,7 @@ def report(directory: Path, out_dir: Path | None, confidence: float, include_inv
         click.echo(f"Fig. {section.spec.key}: {', '.join(path.name for path in section.files)}")
     for section in outcome.skipped:
         click.echo(f"Fig. {section.spec.key} skipped: {section.skipped}")
+    if outcome.regime_files:
+        click.echo(f"regime map (per cell: CIs across runs, Klink's share of the ideal reduction): "
+                   f"{', '.join(str(path) for path in outcome.regime_files)}")
     click.echo(f"report: {outcome.html}")

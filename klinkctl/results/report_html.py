@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from klinkctl import __version__
+from klinkctl.results import regimes
 from klinkctl.results.report import SERIES, RunSet, run_table
 
 if TYPE_CHECKING:
@@ -30,9 +31,10 @@ RUN_COLUMNS = ("windows", "mean_latency_ms", "p99_latency_ms", "flink_source_rec
                "generator_events_per_s", "fell_behind", "flags")
 
 
-def render_html(runset: RunSet, sections: list[Section]) -> str:
+def render_html(runset: RunSet, sections: list[Section], regime_table: pd.DataFrame | None = None) -> str:
     body = [f"<h1>klinkctl report: {escape(str(runset.root))}</h1>", _overview(runset, sections),
-            *[_section_html(section) for section in sections], _runs_html(runset), _configs_html(runset)]
+            *[_section_html(section) for section in sections], _regimes_html(regime_table), _runs_html(runset),
+            _configs_html(runset)]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>klinkctl report: {escape(runset.root.name)}</title><style>{STYLE}</style></head>\n"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n")
@@ -95,6 +97,18 @@ def _section_html(section: Section) -> str:
     return (heading + f"<p>{escape(spec.shows)}</p>"
             + f'<img alt="Fig. {spec.key}: {escape(spec.title)}" src="data:image/png;base64,{image}">'
             + f"<p>Files: {links}</p>" + table_html(section.table))
+
+
+def _regimes_html(table: pd.DataFrame | None) -> str:
+    """The regime map's table (klinkctl.results.regimes), where the runs are one."""
+    if table is None:
+        return ""
+    shown = table[[column for column in regimes.HTML_COLUMNS if column in table.columns]]
+    return ("<h2>Regime map</h2><p>Per cell: runs used and left out, mean SWM latency (ms) over runs, Klink / Default "
+            "with its interval across runs, oracle / processor sharing in the fluid model of one core (the ideal), "
+            "and Klink's share of the ideal reduction, (Default − Klink) / (Default − ideal); \"no room\" where the "
+            f"ideal gains at most {regimes.NO_ROOM_GAIN:.0%}. All columns: regimes.csv; with intervals: regimes.md "
+            "(docs/scheduler.md, \"Regime map\").</p>" + table_html(shown))
 
 
 def _runs_html(runset: RunSet) -> str:

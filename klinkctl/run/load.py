@@ -4,6 +4,8 @@ capacity`, klinkctl.run.capacity). Light on purpose (no NumPy): the config code 
 from __future__ import annotations
 
 import json
+import re
+import string
 from pathlib import Path
 
 from klinkctl.errors import KlinkError
@@ -41,10 +43,31 @@ def read_capacity(path: Path) -> dict:
     return document
 
 
+#: What a value becomes in a capacity file name: `uniform:0-400ms` -> `uniform_0-400ms`.
+_NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def capacity_path(template: str, values: dict) -> str:
+    """A capacity path with `{field}` placeholders (BenchConfig fields, e.g.
+    `results/capacity-ysb-{queries}q-{watermark_bound_ms}ms-{delay}.json`) filled from the run's settings,
+    each value made file-name safe; a path without placeholders is returned as it is. A capacity measured for
+    one query count (or delay, or bound) does not apply to another, so a sweep over those names one per cell."""
+    try:
+        names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    except ValueError as error:
+        raise KlinkError(f"--capacity {template}: {error} (placeholders are {{field}}, e.g. {{queries}})") from None
+    missing = sorted({name for name in names if name not in values})
+    if missing:
+        raise KlinkError(f"--capacity {template} names {{{missing[0]}}}, which this run does not set; "
+                         f"placeholders name settings the run gives, e.g. {{queries}}")
+    return template.format_map({name: _NOT_IN_FILE_NAMES.sub("_", str(values[name])) for name in names})
+
+
 def apply_load(values: dict) -> dict:
     """Bench settings (BenchConfig fields, as given) with `load` and `capacity` -> the same with
-    rate = round(load x the capacity's rate). Without `load` they pass unchanged. Whether the rest of the
-    settings match the capacity's is checked on the whole config (check_load)."""
+    rate = round(load x the capacity's rate), and the capacity's `{field}` placeholders filled in
+    (capacity_path). Without `load` they pass unchanged. Whether the rest of the settings match the
+    capacity's is checked on the whole config (check_load)."""
     load, capacity = values.get("load"), values.get("capacity") or ""
     if load is None:
         if capacity:
@@ -56,7 +79,8 @@ def apply_load(values: dict) -> dict:
         raise KlinkError("--load needs --capacity FILE (a capacity.json written by `klinkctl capacity`)")
     if load <= 0:
         raise KlinkError(f"--load must be greater than 0, got {load}")
-    return {**values, "rate": max(1, round(load * read_capacity(Path(capacity))["rate"]))}
+    capacity = capacity_path(str(capacity), values)
+    return {**values, "capacity": capacity, "rate": max(1, round(load * read_capacity(Path(capacity))["rate"]))}
 
 
 def check_load(config: dict) -> None:

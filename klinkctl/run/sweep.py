@@ -29,7 +29,7 @@ import yaml
 from klinkctl.errors import KlinkError
 from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, signals_as_interrupt
 from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, _integer, _normalise
-from klinkctl.run.load import apply_load
+from klinkctl.run.load import apply_load, capacity_path
 from klinkctl.stack.spec import StackSpec
 from klinkctl.files import write_atomically
 from klinkctl.stack.health import stack_problem
@@ -161,6 +161,7 @@ def plan_runs(spec: SweepSpec, source: str) -> list[PlannedRun]:
             for together in rotated(side_by_side, repetition - 1):
                 measured.append((repetition, spec.base_seed + repetition - 1, _in_axes_order(spec, point | together)))
     _, first_seed, first_params = measured[0]
+    _check_capacities([params for repetition, _, params in measured if repetition == 1], spec, settings, source)
     warmups = [(0, first_seed, first_params)] * spec.warmup_runs
     runs = [_planned(index, repetition, seed, params, spec, settings, source, warmup=index <= spec.warmup_runs)
             for index, (repetition, seed, params) in enumerate(warmups + measured, start=1)]
@@ -192,18 +193,42 @@ def estimate_run_s(config: BenchConfig) -> float:
 def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spec: SweepSpec,
              settings: dict[str, dict[str, Any]], source: str, warmup: bool) -> PlannedRun:
     """One run; `settings` holds the fixed bench fields (key "fixed") and every variant's."""
-    grid_values = {key: value for key, value in params.items() if key != VARIANT}
-    point = {**_bench_fields(grid_values, f"{source} (grid)"), **settings.get(params.get(VARIANT), {})}
     try:
-        workload = str(point.get("workload", spec.workload))  # a grid axis wins over the top level
-        defaults = WORKLOAD_DEFAULTS.get(workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
-        resolved = apply_load({**defaults, **settings["fixed"], **point, "workload": workload, "seed": seed})
-        config = BenchConfig(**resolved).validate()
+        config = BenchConfig(**apply_load({**_settings_of(params, spec, settings, source), "seed": seed})).validate()
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
     except TypeError as error:
         raise KlinkError(f"{source}: invalid bench settings: {error}") from None
     return PlannedRun(index, repetition, seed, params, config, warmup)
+
+
+def _settings_of(params: dict[str, Any], spec: SweepSpec, settings: dict[str, dict[str, Any]],
+                 source: str) -> dict[str, Any]:
+    """A grid point's bench fields (its variant's included) over the fixed ones and its workload's defaults."""
+    grid_values = {key: value for key, value in params.items() if key != VARIANT}
+    point = {**_bench_fields(grid_values, f"{source} (grid)"), **settings.get(params.get(VARIANT), {})}
+    workload = str(point.get("workload", spec.workload))  # a grid axis wins over the top level
+    defaults = WORKLOAD_DEFAULTS.get(workload, {})  # e.g. nyt's 2 s windows sliding by 1 s
+    return {**defaults, **settings["fixed"], **point, "workload": workload}
+
+
+def _check_capacities(points: list[dict[str, Any]], spec: SweepSpec, settings: dict[str, dict[str, Any]],
+                      source: str) -> None:
+    """Every capacity file the grid points name exists (a {field} template names one per cell): one error that
+    counts the missing ones, before any run is planned."""
+    paths = set()
+    for params in points:
+        values = _settings_of(params, spec, settings, source)
+        if values.get("load") is not None and values.get("capacity"):
+            try:
+                paths.add(capacity_path(str(values["capacity"]), values))
+            except KlinkError as error:
+                raise KlinkError(f"{source}: {error}") from None
+    missing = sorted(path for path in paths if not Path(path).is_file())
+    if missing:
+        listed = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise KlinkError(f"{source}: {len(missing)} of {len(paths)} capacity files missing: {listed}; measure each "
+                         "with `klinkctl capacity ... --out FILE` on the stack the sweep runs on")
 
 
 def _in_axes_order(spec: SweepSpec, values: dict[str, Any]) -> dict[str, Any]:

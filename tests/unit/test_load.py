@@ -53,6 +53,44 @@ def test_a_sweep_takes_load_as_a_grid_axis_and_capacity_as_a_fixed_setting(tmp_p
     assert {run.config.load for run in runs} == {0.8, 1.0, 1.1}
 
 
+def test_a_capacity_template_names_one_capacity_per_query_count_bound_and_delay(tmp_path):
+    for queries, rate in ((2, 30_000), (4, 20_000)):
+        for bound, delay in ((200, "uniform:0-400ms"), (1000, "uniform:0-400ms")):
+            capacity_file(tmp_path, rate + bound, name=f"cap-{queries}q-{bound}ms-uniform_0-400ms.json",
+                          queries=queries, watermark_bound_ms=bound, delay=delay)
+    path = tmp_path / "regimes.yaml"
+    path.write_text(yaml.safe_dump({"workload": "ysb", "repetitions": 1, "fixed": {
+        "window": "3s", "delay": "uniform:0-400ms",
+        "capacity": str(tmp_path / "cap-{queries}q-{watermark_bound_ms}ms-{delay}.json")},
+        "grid": {"queries": [2, 4], "watermark-bound": ["200ms", "1s"], "load": [0.5]}}))
+    _, runs = sweeps.read_sweep_file(path)
+    assert [(run.config.queries, run.config.watermark_bound_ms, run.config.rate) for run in runs] == [
+        (2, 200, 15_100), (2, 1000, 15_500), (4, 200, 10_100), (4, 1000, 10_500)]
+    assert runs[0].config.capacity == str(tmp_path / "cap-2q-200ms-uniform_0-400ms.json")
+
+
+def test_a_sweep_counts_every_missing_capacity_file_of_its_cells_in_one_line(tmp_path):
+    capacity_file(tmp_path, name="cap-2q.json", queries=2)
+    path = tmp_path / "regimes.yaml"
+    path.write_text(yaml.safe_dump({"workload": "ysb", "fixed": {"window": "3s", "capacity": str(tmp_path / "cap-{queries}q.json")},
+                                    "grid": {"queries": [2, 4, 8, 16, 32], "load": [0.9, 1.1]}}))
+    result = CliRunner().invoke(main, ["sweep", "--dry-run", str(path)])
+    assert result.exit_code != 0 and "4 of 5 capacity files missing" in result.output
+    assert f"{tmp_path / 'cap-16q.json'}" in result.output and "and 1 more" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("template, message", [
+    ("cap-{sampler_rate}.json", "names {sampler_rate}, which this run does not set"),
+    ("cap-{queries.json", "expected '}'"),
+])
+def test_a_bad_capacity_template_is_one_line(tmp_path, template, message):
+    result = CliRunner().invoke(main, ["bench", "ysb", "--queries", "4", "--window", "3s", "--load", "0.9",
+                                       "--capacity", str(tmp_path / template), "--state-dir", str(tmp_path / "s")])
+    assert result.exit_code != 0 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
 def test_a_sweep_with_load_and_rate_is_refused_before_anything_runs(tmp_path):
     capacity = capacity_file(tmp_path)
     path = tmp_path / "both.yaml"

@@ -90,6 +90,20 @@ def test_varying_bench_parameters_become_keys_and_queries_falls_back_to_rate(run
     assert runset.x_param == "rate" and runset.others("rate") == []
 
 
+def test_variants_named_after_their_policies_make_no_panels_but_other_variants_do(runset):
+    named = [replace(run, params={**run.params, "variant": run.params["policy"]}) for run in runset.runs]
+    assert RunSet(runset.root, named, runset.excluded).others("rate") == []
+    two_per_policy = [replace(run, params={**run.params, "variant": f"v{i % 2}"}) for i, run in enumerate(runset.runs)]
+    assert RunSet(runset.root, two_per_policy, runset.excluded).others("rate") == ["variant"]
+
+
+def test_the_rate_and_capacity_of_runs_at_a_load_make_no_panels(runset):
+    at_load = [replace(run, params={**run.params, "load": 1.0, "capacity": f"cap-{run.params['rate']}.json"})
+               for run in runset.runs]
+    assert RunSet(runset.root, at_load, runset.excluded).others() == []
+    assert runset.others() == ["rate"]  # at a fixed rate, the rate is a setting of its own
+
+
 def test_a_parameter_the_workload_sets_is_no_x_axis(runset):
     workloads = {"ysb": None, "nyt": 1000, "kmeans": None}  # NYT's slide: the workloads' own defaults
     runs = [replace(run, params={**run.params, "workload": workload, "slide_ms": slide})

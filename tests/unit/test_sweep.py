@@ -5,6 +5,7 @@ real sweep runs in tests/integration/test_sweep.py."""
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.run import sweep as sweeps
 from klinkctl.run.bench import RunOutcome
-from klinkctl.run.config import WORKLOADS, BenchConfig
+from klinkctl.run.config import WORKLOADS, BenchConfig, _normalise
+from klinkctl.run.load import capacity_path
 from klinkctl.units import duration_ms
 from klinkctl.run.sweep_cli import eta_s, format_duration
 
@@ -207,18 +209,32 @@ def test_a_bad_grid_on_the_command_line_starts_nothing_and_creates_nothing(tmp_p
 
 @pytest.mark.parametrize("config", sorted((PROJECT_ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_config_plans(config, tmp_path, monkeypatch):
-    fixed = yaml.safe_load(config.read_text()).get("fixed") or {}
-    if "capacity" in fixed:  # measured on the machine that ran the sweep: a stand-in of the same settings here
+    raw = yaml.safe_load(config.read_text())
+    if "capacity" in (raw.get("fixed") or {}):  # measured on the machine that ran the sweep: stand-ins here
         monkeypatch.chdir(tmp_path)
-        measured = BenchConfig(queries=fixed["queries"], window_ms=duration_ms(fixed["window"], "window"),
-                               generator_cpus=str(fixed.get("generator-cpus", ""))).validate().to_dict()
-        path = tmp_path / fixed["capacity"]
-        path.parent.mkdir(parents=True)
-        path.write_text(json.dumps({"kind": "klinkctl-capacity", "version": 1, "workload": "ysb", "rate": 20_000,
-                                    "bottleneck": "flink", "stopped": "test", "config": {**measured, "rate": 20_000}}))
+        write_stand_in_capacities(raw, tmp_path)
     spec, runs = sweeps.read_sweep_file(config)
     assert runs and spec.workload in WORKLOADS
     assert config.read_text().startswith("#")  # what the paper ran, what we run and why
+
+
+#: Settings a capacity is measured with that shipped sweep files vary per cell (its {field} placeholders).
+CAPACITY_CELL_SETTINGS = ("queries", "watermark-bound", "delay")
+
+
+def write_stand_in_capacities(raw: dict, root: Path) -> None:
+    """A capacity file per cell the sweep's capacity (a path, or a {field} template) names, of the same settings."""
+    fixed, grid = raw["fixed"], raw.get("grid") or {}
+    axes = [grid.get(key, [fixed[key]] if key in fixed else [None]) for key in CAPACITY_CELL_SETTINGS]
+    for values in itertools.product(*axes):
+        settings = _normalise({key: value for key, value in zip(CAPACITY_CELL_SETTINGS, values) if value is not None},
+                              "test")
+        measured = BenchConfig(window_ms=duration_ms(fixed["window"], "window"),
+                               generator_cpus=str(fixed.get("generator-cpus", "")), **settings).validate().to_dict()
+        path = root / capacity_path(fixed["capacity"], settings)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"kind": "klinkctl-capacity", "version": 1, "workload": "ysb", "rate": 20_000,
+                                    "bottleneck": "flink", "stopped": "test", "config": {**measured, "rate": 20_000}}))
 
 
 def test_the_smoke_sweep_fits_in_two_and_a_half_minutes():
