@@ -89,10 +89,10 @@ def model_ideal(runset: RunSet, seeds: int = MODEL_SEEDS) -> IdealRatios:
 
 
 def is_regime_map(runs: pd.DataFrame) -> bool:
-    """Runs of Default and Klink at a load (relative to a capacity) in more than one cell."""
+    """Runs of Default and Klink at a load (relative to a capacity): one cell (a slice of the map) or more."""
     if runs.empty or not set(CELL_KEYS) <= set(runs.columns) or runs["load"].isna().all():
         return False
-    return {DEFAULT, KLINK} <= set(runs[SCHEDULER]) and len(runs.groupby(list(CELL_KEYS), dropna=False)) > 1
+    return {DEFAULT, KLINK} <= set(runs[SCHEDULER])
 
 
 def policy_cells(runs: pd.DataFrame, confidence: float = 0.95, include_invalid: bool = False) -> pd.DataFrame:
