@@ -112,6 +112,15 @@ class GeneratorTest {
     }
 
     @Test
+    void randomDelaysDoNotLowerTheAchievedRateOfARunThatKeptItsSchedule() {
+        Run r = new Run(1, List.of("a", "b"), 250, 1000, "uniform:0-400ms").go();
+        assertEquals(500, r.result.eventsSent());
+        assertEquals(0, r.result.behindEvents());
+        // the sends spread over up to 1.4 s, yet the schedule (2 x 250 events/s) was kept
+        assertEquals(500.0, r.result.achievedRate(), 1e-9);
+    }
+
+    @Test
     void onScheduleRunWritesOneRowPerSecond() {
         Run r = new Run(1, List.of("q"), 1000, 3000, "const:0").go();
         assertEquals(List.of(LagStats.HEADER,
