@@ -48,8 +48,11 @@ import java.util.TreeMap;
  *         <li>otherwise Eq. 8 over [max(now, t_min), t_max] in slices of r.</li>
  *       </ul>
  *       A join's slack is the minimum over its inputs (§3.3); its tasks go first, then its inputs'
- *       tasks in increasing slack (the lagging input first). A query without a pending deadline has
- *       slack +∞.</li>
+ *       tasks in increasing slack (the lagging input first). A query whose window task has not reported
+ *       a deadline yet (it has seen no data) counts as due now, slack 0 ({@link #UNKNOWN_SLACK}): it
+ *       runs when no other query is overdue, so it can learn its deadline. The paper's windows know
+ *       their deadline from the window definition before any data; with +∞ instead, C = 1 and another
+ *       query always runnable, such a query would never run.</li>
  *   <li><b>Order</b> queries by slack, ties by the query that ran least recently, then oldest queued
  *       record, then id. Alg. 1 returns the argmin; we take the C pipelines of least slack that have
  *       work (then idle ones), each with all its tasks: C counts pipelines, for every policy (see
@@ -80,6 +83,8 @@ import java.util.TreeMap;
 public final class KlinkPolicy implements SchedulingPolicy {
 
     private static final long NONE = Long.MIN_VALUE;
+    /** Slack of a query without a deadline: due now, behind overdue queries, ahead of those not yet due. */
+    static final double UNKNOWN_SLACK = 0.0;
 
     private final PolicyConfig config;
     private final boolean memoryManagement;
@@ -405,7 +410,7 @@ public final class KlinkPolicy implements SchedulingPolicy {
         long d = topo.deadline(unit);
         Tracker tr = trackers.get(key(u, unit));
         if (d == TaskSnapshot.NO_DEADLINE || tr == null || tr.klinkPrediction == null) {
-            return Double.POSITIVE_INFINITY;
+            return UNKNOWN_SLACK;
         }
         double now = state.nowMs();
         double cost = Topology.drainCostMs(topo.path(u, unit));

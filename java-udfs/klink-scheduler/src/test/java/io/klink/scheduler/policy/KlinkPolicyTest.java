@@ -362,12 +362,41 @@ class KlinkPolicyTest {
         assertFalse(k.inMemoryMode());
     }
 
+    // ------------------------------------------------------------------ queries without a deadline
+
+    /** A query whose window has seen no data yet (no deadline) beside A, whose queued work costs costMs. */
+    private static List<String> chooseBesideQueryWithoutDeadline(KlinkPolicy k, long now, long costMs) {
+        List<TaskInfo> tasks = List.of(source("A-src", "A"), window("A-win", "A", 1),
+                source("B-src", "B"), window("B-win", "B", 1));
+        return k.choose(Fx.state(now, 100, 0.1, tasks,
+                snap("A-src").wm(now), snap("A-win").queued(costMs).cost(1e6).deadline(now + 500).wm(now),
+                snap("B-src").queued(100).cost(1e6), snap("B-win")), 1);
+    }
+
+    @Test
+    void aQueryWithoutDeadlineRunsWhenNoOtherIsOverdue() {
+        // Without aging: B has never reported a deadline (slack 0, due now). A, 100 ms of work before a
+        // deadline 0.5 s away, is not due yet (slack > 0): B runs and so gets to see data and report one.
+        KlinkPolicy k = klink(100, Map.of());
+        assertEquals(List.of("B-win", "B-src"), chooseBesideQueryWithoutDeadline(k, T0, 100));
+        assertEquals(KlinkPolicy.UNKNOWN_SLACK, k.lastSlacks().get("B"));
+        assertTrue(k.explainLastChoice().contains("B=0"), k.explainLastChoice());
+    }
+
+    @Test
+    void anOverdueQueryRunsBeforeOneWithoutDeadline() {
+        // A has 1 s of work before a deadline 0.5 s away (slack < 0): it goes before B (slack 0).
+        KlinkPolicy k = klink(100, Map.of());
+        assertEquals(List.of("A-win", "A-src"), chooseBesideQueryWithoutDeadline(k, T0, 1000));
+        assertTrue(k.lastSlacks().get("A") < KlinkPolicy.UNKNOWN_SLACK);
+    }
+
     // ------------------------------------------------------------------ aging
 
     @Test
     void agingForcesAStarvedTaskIn() {
-        // A always has the least slack; B has no deadline (slack +∞) but input. With X = 3, B's task is
-        // forced in on the 4th cycle.
+        // A is always overdue (1 s of queued work, deadline in 0.5 s: slack < 0) and so ranks before B, which
+        // has input but no deadline (slack 0). With X = 3, B's task is forced in on the 4th cycle.
         KlinkPolicy k = klink(100, Map.of("age", "3"));
         List<TaskInfo> tasks = List.of(source("A-src", "A"), window("A-win", "A", 1), source("B-src", "B"));
         List<List<String>> got = new ArrayList<>();
@@ -375,7 +404,7 @@ class KlinkPolicyTest {
         for (int c = 0; c < 5; c++) {
             long now = T0 + 100L * c;
             got.add(k.choose(Fx.state(now, 100, 0.1, tasks,
-                    snap("A-src").wm(now), snap("A-win").queued(100).cost(1e6).deadline(now + 500).wm(now),
+                    snap("A-src").wm(now), snap("A-win").queued(1000).cost(1e6).deadline(now + 500).wm(now),
                     snap("B-src").queued(100).cost(1e6)), 1));
             aged.add(k.explainLastChoice().contains("aged:"));
         }
