@@ -52,7 +52,7 @@ def run_frame(runs: list[RunData]) -> pd.DataFrame:
     """One row per run: id, settings (config.yaml's bench, or just the policy of a run without one), policy
     label, validity, mean and p99 latency."""
     rows = [groups.run_row(run.label, groups.settings(run.bench) or {"policy": run.policy or "unknown"},
-                           run.validity, run.latency) for run in runs]
+                           run.validity, run.latency, run.repetition) for run in runs]
     return pd.DataFrame(rows)
 
 
@@ -207,16 +207,24 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
              f"mean / p99 = mean over its runs of each run's mean / p99, [..] = {level} across runs (Student t).\n"
              f"ratio = geometric mean of per-run means / that of {frame.attrs.get('reference')}, [..] = {level} "
              "across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
-             "per group).")
+             "per group);\npaired = geometric mean of the ratios within each sweep repetition (pairs), [..] = "
+             f"{level} across them: the common drift of a repetition taken out.")
     table = _new_table(
-        ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif."), ("group",))
+        ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif.", "paired [CI] (pairs)"),
+        ("group",))
     for _, row in frame.iterrows():
         table.add_row(escape(str(row["label"])), str(row["n"]), str(row["n_invalid"]),
                       _with_ci(row["mean_ms"], row["mean_ci_low"], row["mean_ci_high"]),
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
-                      VERDICTS[row["verdict"]])
+                      VERDICTS[row["verdict"]], _paired(row))
     return title, table
+
+
+def _paired(row: pd.Series) -> str:
+    if not row["pairs"]:
+        return "—"
+    return f"{_with_ci(row['paired_ratio'], row['paired_ratio_ci_low'], row['paired_ratio_ci_high'], 3)} ({row['pairs']})"
 
 
 def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:

@@ -17,6 +17,13 @@ geometric means: exponentiated, Welch's interval (``scipy.stats.ttest_ind(equal_
 assume both policies vary alike) is a CI for ``ratio`` = geometric mean of the group's per-run means / that of
 the reference. A ratio is *significant* when that CI excludes 1; it needs ≥ 2 runs on both sides, so a
 single run gets no verdict.
+
+A sweep runs every variant of a cell once per repetition, back to back in rotated order, so a machine whose state
+drifts during a sweep (a TaskManager that gets faster with the jobs it has run, page-cache writeback) moves a
+repetition's runs together. Where runs carry their repetition, ``paired_ratio`` is also given: the geometric mean
+of the per-repetition ratios (other / reference, repetitions where both sides have a valid run) with the t
+interval of their logs — the analysis of a blocked design, which takes that common drift out. The verdict stays
+on the unpaired (Welch) interval, the more conservative of the two; the paired one is shown beside it.
 """
 
 from __future__ import annotations
@@ -46,8 +53,9 @@ GROUP_COLUMNS = [
     LABEL, "n", "n_invalid",
     "mean_ms", "mean_ci_low", "mean_ci_high", "p99_ms", "p99_ci_low", "p99_ci_high",
     "ratio", "ratio_ci_low", "ratio_ci_high", "p99_ratio", "p99_ratio_ci_low", "p99_ratio_ci_high",
-    "significant", "verdict", "runs",
+    "significant", "verdict", "paired_ratio", "paired_ratio_ci_low", "paired_ratio_ci_high", "pairs", "runs",
 ]
+REPETITION = "repetition"
 
 
 def settings(bench: dict[str, Any]) -> dict[str, Any]:
@@ -86,6 +94,22 @@ def ratio_interval(reference: Sequence[float], other: Sequence[float],
     return (ratio, low, high) if math.isfinite(low) and math.isfinite(high) else (ratio, math.nan, math.nan)
 
 
+def paired_ratio_interval(reference: dict[int, float], other: dict[int, float],
+                          confidence: float = 0.95) -> tuple[float, float, float, int]:
+    """(ratio, low, high, pairs): geometric mean of other[rep] / reference[rep] over the repetitions both hold
+    (values > 0) and the exponentiated t interval of the mean log ratio; nan without pairs (no ratio), with
+    one pair or no spread (no interval)."""
+    common = [rep for rep in reference if rep in other and reference[rep] > 0 and other[rep] > 0]
+    logs = np.log([other[rep] / reference[rep] for rep in common])
+    if not logs.size:
+        return (math.nan, math.nan, math.nan, 0)
+    ratio = float(np.exp(logs.mean()))
+    low, high = stats.t_interval(logs, confidence)
+    if not (math.isfinite(low) and math.isfinite(high)) or low == high:
+        return (ratio, math.nan, math.nan, int(logs.size))
+    return (ratio, float(np.exp(low)), float(np.exp(high)), int(logs.size))
+
+
 def significance(n_reference: int, n_other: int, low: float, high: float) -> bool | None:
     """Whether the ratio CI excludes 1; None (no verdict) with fewer than 2 runs on a side or no CI."""
     if n_reference < 2 or n_other < 2 or not (math.isfinite(low) and math.isfinite(high)):
@@ -110,10 +134,22 @@ def describe_groups(runs: pd.DataFrame, keys: list[str], confidence: float = 0.9
             row.update({f"{name}_ms": float(values.mean()) if values.size else math.nan,
                         f"{name}_ci_low": low, f"{name}_ci_high": high, f"_{name}_values": values})
         row["n"] = int(row["_mean_values"].size)
+        row["_mean_by_repetition"] = _by_repetition(used)
         if POLICY_LABEL in group:
             row[POLICY_LABEL] = group[POLICY_LABEL].iloc[0]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _by_repetition(runs: pd.DataFrame) -> dict[int, float]:
+    """repetition → the run's mean latency, for runs that know their repetition (one run per repetition: a
+    repetition twice in a group, which a sweep never makes, keeps no pair)."""
+    if REPETITION not in runs:
+        return {}
+    known = runs[pd.to_numeric(runs[REPETITION], errors="coerce").notna() & np.isfinite(runs[METRICS["mean"]])]
+    counts = known[REPETITION].value_counts()
+    return {int(rep): float(value) for rep, value in zip(known[REPETITION], known[METRICS["mean"]])
+            if counts[rep] == 1}
 
 
 def add_ratios(groups: pd.DataFrame, references: Sequence[int | None], confidence: float = 0.95) -> pd.DataFrame:
@@ -138,6 +174,12 @@ def _versus(groups: pd.DataFrame, position: int, reference: int | None, confiden
             ratio, low, high = ratio_interval(groups.iloc[reference][f"_{name}_values"], row[f"_{name}_values"],
                                               confidence)
         out.update({prefix: ratio, f"{prefix}_ci_low": low, f"{prefix}_ci_high": high})
+    if reference is None or reference == position:
+        paired = (math.nan, math.nan, math.nan, 0)
+    else:
+        paired = paired_ratio_interval(groups.iloc[reference]["_mean_by_repetition"], row["_mean_by_repetition"],
+                                       confidence)
+    out.update(zip(("paired_ratio", "paired_ratio_ci_low", "paired_ratio_ci_high", "pairs"), paired))
     if reference is None:
         out.update(significant=None, verdict=NO_VERDICT)
     elif reference == position:
@@ -198,10 +240,12 @@ def sample_size_notes(groups: pd.DataFrame) -> list[str]:
     return notes
 
 
-def run_row(run_id: str, run_settings: dict[str, Any], validity: Validity, latency: np.ndarray) -> dict[str, Any]:
-    """One run as the groups see it: id, settings, policy label, validity, and its mean and p99 SWM latency."""
+def run_row(run_id: str, run_settings: dict[str, Any], validity: Validity, latency: np.ndarray,
+            repetition: int | None = None) -> dict[str, Any]:
+    """One run as the groups see it: id, settings, policy label, validity, its mean and p99 SWM latency, and
+    its repetition in a sweep (None: not known, no pairing)."""
     values = np.asarray(latency, dtype=float)
-    return {"run": run_id, **run_settings, POLICY_LABEL: policy_label(run_settings),
+    return {"run": run_id, **run_settings, POLICY_LABEL: policy_label(run_settings), REPETITION: repetition,
             "valid": validity.valid, "invalid_reasons": list(validity.reasons),
             METRICS["mean"]: float(values.mean()) if values.size else math.nan,
             METRICS["p99"]: float(np.percentile(values, 99)) if values.size else math.nan}

@@ -53,7 +53,8 @@ IdealRatios = Callable[[dict[str, Any]], tuple[float, float]]
 
 def regime_run_rows(runset: RunSet) -> pd.DataFrame:
     """One row per completed run (invalid ones included, column ``valid``) with its scheduler and cell."""
-    return pd.DataFrame([{**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency),
+    return pd.DataFrame([{**groups.run_row(run.run_id, run.params, run.data.validity,
+                                            run.data.latency, run.repetition),
                           SCHEDULER: scheduler_of(run)} for run in runset.runs + runset.invalid_runs])
 
 

@@ -42,6 +42,7 @@ class RunData:
     source: Path | None = None
     warmup_rows: int = 0
     bench: dict[str, Any] = field(default_factory=dict)
+    repetition: int | None = None  # its repetition when it is a run of a sweep (the sweep's index.csv)
 
     @property
     def validity(self) -> Validity:
@@ -80,7 +81,18 @@ def load_run(path: str | Path) -> RunData:
         source=csv_path,
         warmup_rows=int(warmup.sum()),
         bench=bench,
+        repetition=sweep_repetition(run_dir) if run_dir is not None else None,
     )
+
+
+def sweep_repetition(run_dir: Path) -> int | None:
+    """The repetition of a run directory that a sweep made, from the index.csv beside it; None otherwise."""
+    try:
+        index = pd.read_csv(run_dir.parent / INDEX_FILE, dtype=str, keep_default_na=False)
+        rows = index[index["run_dir"] == run_dir.name]["repetition"]
+        return int(rows.iloc[0]) if len(rows) == 1 else None
+    except (OSError, KeyError, ValueError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+        return None
 
 
 def _partial_mask(frame: pd.DataFrame, end_ms: int | None) -> pd.Series:

@@ -43,7 +43,8 @@ def baseline(grid: dict[str, list[Any]]) -> tuple[str, Any] | None:
 def _run_row(run: Run) -> dict[str, Any]:
     summary = run.summary
     accuracy, throughput = summary.get("accuracy") or {}, summary.get("throughput") or {}
-    return {**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency),
+    return {**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency,
+                                  run.repetition),
             **{f"{RAW}{key}": run.params.get(key) if key == VARIANT else run.config["bench"].get(key)
                for key in BASELINE_KEYS},
             "generator_events_per_s": throughput.get("generator_events_per_s"),

@@ -126,3 +126,46 @@ def test_settings_fill_defaults_and_flatten_nested_values():
     values = groups.settings({"policy": "klink", "extra": {"b": 1, "a": 2}})
     assert values["cores"] is None and values["seed"] == 42 and values["extra"] == '{"a": 2, "b": 1}'
     assert groups.settings({}) == {}
+
+
+def paired_frame(pairs):
+    """Per repetition (reference mean, other mean): a default and a klink run each, repetition known."""
+    rows = []
+    for rep, (reference, other) in enumerate(pairs):
+        for policy, mean in (("default", reference), ("klink", other)):
+            rows.append(groups.run_row(f"{policy}{rep}", {"policy": policy, "seed": 42}, Validity(True, []),
+                                       np.full(4, float(mean)), repetition=rep))
+    return pd.DataFrame(rows)
+
+
+def test_pairing_by_repetition_takes_a_drift_common_to_both_sides_out():
+    # the machine gets 4x faster during the sweep; within every repetition klink is 0.8x default
+    drift = [4000, 2000, 1000, 700, 500]
+    table = add_ratios(describe_groups(paired_frame([(d, 0.8 * d * f) for d, f in zip(drift, (1.02, .98, 1.01, .99,
+                                                                                            1.0))]),
+                                       ["policy"]), [0, 0])
+    klink = table.loc[1]
+    assert klink["pairs"] == 5 and klink["paired_ratio"] == pytest.approx(0.8, rel=0.01)
+    assert 0.75 < klink["paired_ratio_ci_low"] < 0.8 < klink["paired_ratio_ci_high"] < 0.85
+    assert klink["ratio_ci_low"] < 0.5 and klink["ratio_ci_high"] > 1.2  # unpaired: the drift swamps it
+    assert klink["verdict"] == "not significant"  # the verdict stays on the conservative Welch interval
+    assert table.loc[0, "pairs"] == 0 and math.isnan(table.loc[0, "paired_ratio"])
+
+
+def test_pairs_need_both_sides_in_one_repetition():
+    assert groups.paired_ratio_interval({1: 100.0, 2: 200.0}, {2: 100.0, 3: 50.0})[3] == 1
+    ratio, low, high, pairs = groups.paired_ratio_interval({1: 100.0, 2: 200.0}, {2: 100.0, 3: 50.0})
+    assert ratio == pytest.approx(0.5) and math.isnan(low) and math.isnan(high)  # one pair: no interval
+    assert groups.paired_ratio_interval({}, {1: 5.0})[3] == 0
+    assert all(math.isnan(v) for v in groups.paired_ratio_interval({1: 0.0}, {1: 5.0})[:3])
+
+
+@given(st.lists(st.tuples(st.floats(10, 1e4), st.floats(10, 1e4)), min_size=2, max_size=8), SCALE)
+def test_a_paired_ratio_scales_with_the_other_side(pairs, scale):
+    reference = {rep: a for rep, (a, _) in enumerate(pairs)}
+    other = {rep: b for rep, (_, b) in enumerate(pairs)}
+    scaled = {rep: b * scale for rep, b in other.items()}
+    base, moved = groups.paired_ratio_interval(reference, other), groups.paired_ratio_interval(reference, scaled)
+    assert moved[0] == pytest.approx(base[0] * scale, rel=1e-9)
+    if math.isfinite(base[1]):
+        assert moved[1] == pytest.approx(base[1] * scale, rel=1e-6)
