@@ -82,8 +82,12 @@ def main() -> None:
 @click.option("--tm-cpus", default="", help="Pin the TaskManagers to these cores, e.g. 1 or 2-3 (taskset); "
               "keeps Flink off the cores Kafka and the generator use. [not pinned]")
 @click.option("--tm-cpu-quota", type=float, default=0.0, help="Cap the CPU time of all TaskManagers together at "
-              "this many cores, e.g. 0.4 (cgroup CPU bandwidth; root): overloads Flink at rates the generator and "
-              "Kafka keep easily on a small machine. [0 = no cap]")
+              "this many cores, e.g. 0.4 (cgroup CPU bandwidth; root, or --tm-cgroup): overloads Flink at rates the "
+              "generator and Kafka keep easily on a small machine. [0 = no cap]")
+@click.option("--tm-cgroup", type=click.Path(resolve_path=True), default=None, metavar="DIR",
+              help="Make the --tm-cpu-quota group inside this cgroup, delegated to you (e.g. `sudo mkdir "
+              "/sys/fs/cgroup/cpu/lab && sudo chown -R $USER /sys/fs/cgroup/cpu/lab`), so no root is needed; `down` "
+              "removes only that group. [the hierarchy's root]")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address every service binds to. Anything but loopback exposes Flink's job-running REST API.")
 @click.option("--kafka-port", type=int, default=9092, show_default=True)
@@ -91,14 +95,15 @@ def main() -> None:
 @click.option("--rpc-port", type=int, default=6123, show_default=True, help="Flink JobManager RPC port.")
 @click.option("--rest-port", type=int, default=8081, show_default=True, help="Flink REST/web port.")
 def up(state_dir: Path | None, backend: str, taskmanagers: int, slots: int, jm_memory: str, tm_memory: str,
-       kafka_heap: str, tm_cpus: str, tm_cpu_quota: float, host: str, kafka_port: int, kafka_controller_port: int, rpc_port: int,
-       rest_port: int) -> None:
+       kafka_heap: str, tm_cpus: str, tm_cpu_quota: float, tm_cgroup: str | None, host: str, kafka_port: int,
+       kafka_controller_port: int, rpc_port: int, rest_port: int) -> None:
     """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
     spec = StackSpec(
         state_dir=resolve_state_dir(state_dir), host=host, kafka_port=kafka_port,
         kafka_controller_port=kafka_controller_port, jobmanager_rpc_port=rpc_port, rest_port=rest_port,
         taskmanagers=taskmanagers, slots=slots, jobmanager_memory=jm_memory, taskmanager_memory=tm_memory,
         kafka_heap=kafka_heap, taskmanager_cpus=tm_cpus, taskmanager_cpu_quota=tm_cpu_quota,
+        taskmanager_cgroup_parent=tm_cgroup or "",
     ).validate()
     warning = spec.exposure()
     if warning:

@@ -5,6 +5,7 @@ a core where the machine is too small to overload it otherwise."""
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 from pathlib import Path
 
@@ -39,39 +40,106 @@ def pinned(argv: list[str], cpus: str, option: str) -> list[str]:
 
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+SELF_CGROUP = Path("/proc/self/cgroup")
 #: CPU bandwidth period: short, so a capped component is throttled in many small steps rather than
 #: stalled for tens of ms at a time (the 100 ms default would add up to 60 ms pauses to latencies).
 QUOTA_PERIOD_US = 10_000
 
 
-def cpu_quota_group(name: str, cores: float, option: str) -> Path:
+def cpu_quota_group(name: str, cores: float, option: str, delegated: Path | None = None) -> Path:
     """A cgroup whose processes together may use `cores` cores' worth of CPU time (CFS bandwidth control,
-    cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`); returns its `cgroup.procs` file. Needs root."""
-    quota = max(1000, round(cores * QUOTA_PERIOD_US))
+    cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`); returns its `cgroup.procs` file. The group is made inside
+    `delegated` (a cgroup this user may write, --tm-cgroup) or else at the top of the hierarchy (root)."""
+    parent = delegated or root_parent()
+    version = quota_version(parent, option, delegated is not None)
+    group = parent / name
     try:
-        if (CGROUP_ROOT / "cgroup.controllers").is_file():  # unified hierarchy (v2)
-            if "cpu" not in (CGROUP_ROOT / "cgroup.subtree_control").read_text().split():
-                raise KlinkError(f"{option} needs the cgroup v2 cpu controller enabled for child groups "
-                                 f"(echo +cpu > {CGROUP_ROOT}/cgroup.subtree_control)")
-            group = CGROUP_ROOT / name
-            group.mkdir(exist_ok=True)
-            (group / "cpu.max").write_text(f"{quota} {QUOTA_PERIOD_US}\n")
-        elif (CGROUP_ROOT / "cpu" / "cpu.cfs_quota_us").is_file():  # v1 cpu hierarchy
-            group = CGROUP_ROOT / "cpu" / name
-            group.mkdir(exist_ok=True)
-            (group / "cpu.cfs_period_us").write_text(f"{QUOTA_PERIOD_US}\n")
-            (group / "cpu.cfs_quota_us").write_text(f"{quota}\n")
-        else:
-            raise KlinkError(f"{option} needs the cgroup cpu controller under {CGROUP_ROOT}, which this machine "
-                             f"does not offer; use --tm-cpus to pin cores instead")
-    except PermissionError:
-        raise KlinkError(f"{option} creates a cgroup under {CGROUP_ROOT}, which needs root") from None
+        group.mkdir(exist_ok=True)
+        for file, value in quota_settings(version, max(1000, round(cores * QUOTA_PERIOD_US))).items():
+            (group / file).write_text(value)
+    except PermissionError as error:
+        if delegated is None:
+            raise KlinkError(f"{option} creates a cgroup under {CGROUP_ROOT}, which needs root "
+                             f"(or a cgroup delegated to this user: --tm-cgroup)") from None
+        refused = Path(error.filename) if group.is_dir() else delegated  # mkdir names the group it could not make
+        raise KlinkError(not_writable(refused, delegated)) from None
+    except OSError as error:  # e.g. v1 refuses a quota above one the delegated group itself has
+        raise KlinkError(f"{option}: cannot set the CPU quota of {group}: {error.strerror}") from None
     return group / "cgroup.procs"
 
 
-def release_cpu_quota_group(name: str) -> None:
+def root_parent() -> Path:
+    return CGROUP_ROOT if (CGROUP_ROOT / "cgroup.controllers").is_file() else CGROUP_ROOT / "cpu"
+
+
+def quota_version(parent: Path, option: str, delegated: bool) -> str:
+    """'v2' or 'v1': which files give a child group of `parent` its CPU quota; a KlinkError if none can."""
+    if (parent / "cgroup.controllers").is_file():
+        if "cpu" not in (parent / "cgroup.subtree_control").read_text().split():
+            raise KlinkError(f"{option} needs the cgroup v2 cpu controller enabled for child groups "
+                             f"(echo +cpu > {parent}/cgroup.subtree_control)")
+        return "v2"
+    if (parent / "cpu.cfs_quota_us").is_file():
+        return "v1"
+    if delegated:
+        raise KlinkError(f"--tm-cgroup {parent} is not a cgroup directory with the cpu controller (cgroup v1: "
+                         f"one under {CGROUP_ROOT}/cpu; v2: one whose cgroup.controllers lists cpu)")
+    raise KlinkError(f"{option} needs the cgroup cpu controller under {CGROUP_ROOT}, which this machine "
+                     f"does not offer; use --tm-cpus to pin cores instead")
+
+
+def quota_settings(version: str, quota_us: int) -> dict[str, str]:
+    """The files that give a group its CPU quota, and what to write to them, in order."""
+    if version == "v2":
+        return {"cpu.max": f"{quota_us} {QUOTA_PERIOD_US}\n"}
+    return {"cpu.cfs_period_us": f"{QUOTA_PERIOD_US}\n", "cpu.cfs_quota_us": f"{quota_us}\n"}
+
+
+def check_delegated(delegated: Path, name: str) -> None:
+    """Before anything starts: `delegated` is a cpu cgroup in which this user can make and enter group `name`."""
+    version = quota_version(delegated, "--tm-cgroup", delegated=True)
+    group = delegated / name
+    files = [*quota_settings(version, 0), "cgroup.procs"]
+    needed = [group / file for file in files] if group.is_dir() else [delegated]
+    for path in needed:
+        if not os.access(path, os.W_OK):
+            raise KlinkError(not_writable(path, delegated))
+    if version == "v2":
+        check_v2_move(delegated)
+
+
+def not_writable(path: Path, delegated: Path) -> str:
+    user = user_name()
+    return (f"--tm-cgroup: {path} is not writable by user {user}; an admin delegates the group with "
+            f"`sudo chown -R {user} {delegated}`")
+
+
+def check_v2_move(delegated: Path) -> None:
+    """cgroup v2 lets a process move only by writing the cgroup.procs of the nearest group that holds both
+    where it is and where it goes, and the TaskManager starts where klinkctl is."""
+    mount = delegated
+    while not os.path.ismount(mount) and mount != mount.parent:
+        mount = mount.parent
+    here = next(line[3:] for line in SELF_CGROUP.read_text().splitlines() if line.startswith("0::"))
+    common = os.path.commonpath(["/" + str(delegated.relative_to(mount)), here])
+    procs = mount / common.lstrip("/") / "cgroup.procs"
+    if not os.access(procs, os.W_OK):
+        raise KlinkError(f"--tm-cgroup: cgroup v2 moves the TaskManager into {delegated} through {procs}, which "
+                         f"user {user_name()} may not write; run klinkctl from a group inside {delegated}'s "
+                         f"delegated subtree (e.g. under `systemd-run --user --scope -p Delegate=yes`)")
+
+
+def user_name() -> str:
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:  # a uid without a passwd entry
+        return str(os.geteuid())
+
+
+def release_cpu_quota_group(name: str, delegated: Path | None = None) -> None:
     """Removes the group once its processes are gone (best effort: a group still in use stays)."""
-    for group in (CGROUP_ROOT / name, CGROUP_ROOT / "cpu" / name):
+    candidates = [delegated / name] if delegated else [CGROUP_ROOT / name, CGROUP_ROOT / "cpu" / name]
+    for group in candidates:
         try:
             group.rmdir()
         except OSError:

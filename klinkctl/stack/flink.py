@@ -172,8 +172,8 @@ def start_jobmanager(spec: StackSpec) -> ManagedProcess:
 
 def start_taskmanager(spec: StackSpec, index: int) -> ManagedProcess:
     name = f"taskmanager-{index}"
-    quota = (cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, "--tm-cpu-quota")
-             if spec.taskmanager_cpu_quota else None)
+    quota = (cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, "--tm-cpu-quota",
+                             spec.delegated_cgroup) if spec.taskmanager_cpu_quota else None)
     return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None,
                   spec.taskmanager_cpus, quota)
 

@@ -66,6 +66,7 @@ class LocalBackend(StackBackend):
         except BaseException:
             progress("start failed: stopping what was started")
             self._stop_all(started)
+            release_cpu_quota_group(spec.taskmanager_cgroup, spec.delegated_cgroup)
             self.record_path.unlink(missing_ok=True)
             raise
         return True
@@ -117,7 +118,7 @@ class LocalBackend(StackBackend):
         stopped: list[str] = []
         if loaded is not None:
             stopped = self._stop_all(loaded[1], progress)
-            release_cpu_quota_group(loaded[0].taskmanager_cgroup)
+            release_cpu_quota_group(loaded[0].taskmanager_cgroup, loaded[0].delegated_cgroup)
             self.record_path.unlink(missing_ok=True)
         if purge:
             self._purge()

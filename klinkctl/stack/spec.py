@@ -10,7 +10,7 @@ import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from klinkctl.cpus import parse_cpu_list
+from klinkctl.cpus import check_delegated, parse_cpu_list
 from klinkctl.errors import KlinkError
 
 MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
@@ -38,12 +38,18 @@ class StackSpec:
     kafka_heap: str = "512m"
     taskmanager_cpus: str = ""  # cores the TaskManagers are pinned to ("" = not pinned)
     taskmanager_cpu_quota: float = 0.0  # cores' worth of CPU time all TaskManagers together get (0 = no cap)
+    taskmanager_cgroup_parent: str = ""  # a cgroup delegated to the user, holding the quota group ("" = root's)
     extra_flink_config: dict[str, str] = field(default_factory=dict)
 
     @property
     def taskmanager_cgroup(self) -> str:
         """The cgroup that caps the TaskManagers' CPU time (--tm-cpu-quota), one per state dir."""
         return "klink-" + hashlib.sha1(str(self.state_dir).encode()).hexdigest()[:10] + "-taskmanagers"
+
+    @property
+    def delegated_cgroup(self) -> Path | None:
+        """Where the quota group is made: the cgroup named by --tm-cgroup, None for the hierarchy's root."""
+        return Path(self.taskmanager_cgroup_parent) if self.taskmanager_cgroup_parent else None
 
     @property
     def bootstrap_servers(self) -> str:
@@ -78,6 +84,10 @@ class StackSpec:
         if not 0 <= self.taskmanager_cpu_quota <= (os.cpu_count() or 1):
             raise KlinkError(f"--tm-cpu-quota must be between 0 (no cap) and this machine's {os.cpu_count()} "
                              f"cores, got {self.taskmanager_cpu_quota}")
+        if self.delegated_cgroup:
+            if not self.taskmanager_cpu_quota:
+                raise KlinkError("--tm-cgroup names where the --tm-cpu-quota group goes; give --tm-cpu-quota too")
+            check_delegated(self.delegated_cgroup, self.taskmanager_cgroup)
         self.exposure()  # an address that does not resolve is refused here, before anything starts
         seen: dict[int, PortSpec] = {}
         for port in self.ports():

@@ -1,10 +1,15 @@
-"""--tm-cpu-quota: a cgroup caps the TaskManagers' CPU time (v1 or v2), entered before the JVM starts."""
+"""--tm-cpu-quota: a cgroup caps the TaskManagers' CPU time (v1 or v2), entered before the JVM starts; with
+--tm-cgroup, inside a cgroup delegated to the user."""
 
+import os
 import subprocess
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from klinkctl import cpus
+from klinkctl.cli import main
 from klinkctl.errors import KlinkError
 from klinkctl.stack.spec import StackSpec
 
@@ -48,3 +53,107 @@ def test_a_quota_beyond_the_machine_is_refused(tmp_path):
     with pytest.raises(KlinkError, match="--tm-cpu-quota must be between 0"):
         StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=999).validate()
     assert StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5).validate().taskmanager_cgroup.startswith("klink-")
+
+
+# --- --tm-cgroup: the quota group inside a cgroup delegated to the user ---------------------------------
+
+@pytest.fixture
+def hierarchy(tmp_path, monkeypatch):
+    """A stand-in cgroup root (which a delegated group must leave alone) and, inside it, the delegated 'lab'."""
+    monkeypatch.setattr(cpus, "CGROUP_ROOT", tmp_path)
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    lab = tmp_path / "cpu" / "lab"
+    lab.mkdir()
+    (lab / "cpu.cfs_quota_us").write_text("-1\n")
+    return lab
+
+
+def v2_group(directory, subtree="cpu"):
+    directory.mkdir(exist_ok=True)
+    (directory / "cgroup.controllers").write_text("cpu memory\n")
+    (directory / "cgroup.subtree_control").write_text(f"{subtree}\n")
+    return directory
+
+
+def refuse_writes_to(monkeypatch, *paths):
+    """os.access as a user who may not write `paths` (the tests may run as root, who may write anything)."""
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) not in paths)
+
+
+def test_a_delegated_v1_group_gets_the_quota_group_inside_it_and_nothing_elsewhere(hierarchy):
+    before = sorted(hierarchy.parent.iterdir())
+    procs = cpus.cpu_quota_group("klink-x-taskmanagers", 0.4, "--tm-cpu-quota", hierarchy)
+    assert procs == hierarchy / "klink-x-taskmanagers" / "cgroup.procs"
+    assert (procs.parent / "cpu.cfs_quota_us").read_text() == "4000\n"
+    assert sorted(hierarchy.parent.iterdir()) == before
+
+
+def test_a_delegated_v2_group_needs_cpu_enabled_for_its_children(tmp_path):
+    lab = v2_group(tmp_path / "lab", subtree="memory")
+    with pytest.raises(KlinkError, match=rf"echo \+cpu > {lab}/cgroup.subtree_control"):
+        cpus.cpu_quota_group("g", 0.5, "--tm-cpu-quota", lab)
+    v2_group(lab)
+    assert (cpus.cpu_quota_group("g", 0.5, "--tm-cpu-quota", lab).parent / "cpu.max").read_text() == "5000 10000\n"
+
+
+@pytest.mark.parametrize("files", [{}, {"cgroup.procs": ""}])  # a plain dir; a group of another controller (memory)
+def test_a_directory_that_is_no_cpu_cgroup_is_refused(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(KlinkError, match=f"--tm-cgroup {tmp_path} is not a cgroup directory with the cpu controller"):
+        cpus.check_delegated(tmp_path, "g")
+
+
+def test_an_undelegated_group_is_refused_naming_the_file_and_the_chown_that_delegates_it(hierarchy, monkeypatch):
+    refuse_writes_to(monkeypatch, hierarchy)
+    with pytest.raises(KlinkError, match=rf"{hierarchy} is not writable by user \S+; an admin delegates the group "
+                                         rf"with `sudo chown -R \S+ {hierarchy}`"):
+        cpus.check_delegated(hierarchy, "g")
+    group = hierarchy / "g"  # left by an earlier run of another user: its own files are checked
+    group.mkdir()
+    refuse_writes_to(monkeypatch, group / "cpu.cfs_quota_us")
+    with pytest.raises(KlinkError, match=f"{group}/cpu.cfs_quota_us is not writable"):
+        cpus.check_delegated(hierarchy, "g")
+
+
+def test_v2_needs_the_procs_file_of_the_group_holding_both_klinkctl_and_the_delegated_one(tmp_path, monkeypatch):
+    lab = v2_group(tmp_path / "lab")
+    monkeypatch.setattr(os.path, "ismount", lambda path: Path(path) == tmp_path)
+    monkeypatch.setattr(cpus, "SELF_CGROUP", tmp_path / "self")
+    (tmp_path / "self").write_text("0::/lab/shell\n")
+    refuse_writes_to(monkeypatch, tmp_path / "cgroup.procs")
+    cpus.check_delegated(lab, "g")  # klinkctl runs inside lab: lab/cgroup.procs is what counts
+    (tmp_path / "self").write_text("0::/user.slice/session-1.scope\n")
+    with pytest.raises(KlinkError, match=rf"through {tmp_path}/cgroup.procs, which user \S+ may not .*systemd-run"):
+        cpus.check_delegated(lab, "g")
+
+
+def test_release_removes_only_the_group_in_the_delegated_one(hierarchy):
+    for parent in (hierarchy, hierarchy.parent):
+        (parent / "g").mkdir()
+    cpus.release_cpu_quota_group("g", hierarchy)
+    assert not (hierarchy / "g").exists() and (hierarchy.parent / "g").is_dir() and hierarchy.is_dir()
+
+
+def test_the_spec_checks_the_delegated_group_and_records_it_for_down(hierarchy, tmp_path):
+    with pytest.raises(KlinkError, match="give --tm-cpu-quota too"):
+        StackSpec(state_dir=tmp_path, taskmanager_cgroup_parent=str(hierarchy)).validate()
+    spec = StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5, taskmanager_cgroup_parent=str(hierarchy)).validate()
+    assert StackSpec.from_dict(spec.to_dict()).delegated_cgroup == hierarchy
+    assert StackSpec(state_dir=tmp_path).delegated_cgroup is None
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tm-cgroup", "{lab}"], "error: --tm-cgroup names where the --tm-cpu-quota group goes; give --tm-cpu-quota too"),
+    (["--tm-cgroup", "{plain}", "--tm-cpu-quota", "0.5"], "error: --tm-cgroup {plain} is not a cgroup directory"),
+])
+def test_up_refuses_a_bad_tm_cgroup_in_one_line_before_anything_starts(hierarchy, tmp_path, args, message):
+    state, plain = tmp_path / "state", tmp_path / "plain"
+    plain.mkdir()
+    result = CliRunner().invoke(main, ["up", "--state-dir", str(state),
+                                       *(arg.format(lab=hierarchy, plain=plain) for arg in args)])
+    assert result.exit_code == KlinkError.exit_code
+    assert len(result.output.strip().splitlines()) == 1  # no traceback
+    assert result.output.startswith(message.format(plain=plain))
+    assert not state.exists()
