@@ -138,6 +138,13 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     if not intervals.empty:
         overhead["mean_cycle_interval_ms"] = float(intervals.mean())
         overhead["p99_cycle_interval_ms"] = float(intervals.quantile(0.99))
+    if "cycle_cpu_ns" in scheduler:  # the scheduler thread's own CPU time (-1: the JVM cannot measure it)
+        cpu_ns = scheduler["cycle_cpu_ns"][scheduler["cycle_cpu_ns"] >= 0]
+        span_ms = scheduler["time"].max() - scheduler["time"].min()
+        if not cpu_ns.empty:
+            overhead["mean_cycle_cpu_us"] = float(cpu_ns.mean() / 1000.0)
+            if span_ms > 0:  # cores' worth of CPU the scheduler used, to set against the TaskManager's CPU
+                overhead["cpu_cores_used"] = float(cpu_ns.sum() / 1e6 / span_ms)
     if "memory_used" in scheduler:  # the TaskManager's live heap after the latest GC, as a fraction of its maximum
         overhead["memory_used_mean"] = float(scheduler["memory_used"].mean())
         overhead["memory_used_max"] = float(scheduler["memory_used"].max())

@@ -25,8 +25,11 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
 
     cycles = pd.read_csv(run_dir / "scheduler.csv")
     assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why",
-                                    "memory_used"]
+                                    "memory_used", "cycle_cpu_ns"]
     assert cycles["memory_used"].between(0, 1).all() and (cycles["memory_used"] > 0).any()  # live heap after GC
+    busy_cpu = cycles.loc[cycles["tasks"] > 0, "cycle_cpu_ns"]  # the scheduler thread's own CPU, within the cycle
+    assert (busy_cpu > 0).all() and (busy_cpu <= cycles.loc[cycles["tasks"] > 0, "cycle_ns"] + 1e6).all()
+    assert 0 < summary["scheduler"]["cpu_cores_used"] < 0.5
     assert (cycles["policy"] == "rr").all()
     assert len(cycles) >= 50  # one row per 120 ms cycle over the run
     assert (cycles["paused"] > 0).any()

@@ -133,6 +133,17 @@ def test_klinks_cycle_modes_are_counted(tmp_path):
     assert overhead["mean_cycle_interval_ms"] == 200 and overhead["p99_cycle_interval_ms"] > 350
 
 
+def test_the_scheduler_threads_own_cpu_is_summed_over_the_span_of_its_cycles(tmp_path):
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,"
+                                            "cycle_cpu_ns\n"
+                                            "100,klink,4,4,0,9000000,a,q00=1,0.5,2000000\n"
+                                            "220,klink,4,2,2,9000000,a,q00=1,0.5,4000000\n"
+                                            "340,klink,4,2,2,9000000,a,q00=1,0.5,-1\n")
+    overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
+    assert overhead["mean_cycle_cpu_us"] == 3000.0  # -1: not measurable, left out
+    assert overhead["cpu_cores_used"] == pytest.approx(6 / 240)  # 6 ms of CPU over 240 ms of cycles
+
+
 def test_summary_tests_the_delays_events_were_sent_with_against_the_requested_model(tmp_path):
     (tmp_path / "delays.csv").write_text("delay_ms,events\n300,990\n301,10\n")
     fit = build_summary(tmp_path, "r", {"delay": "const:300ms"}, "completed", "", (0, 10), {})["delay"]

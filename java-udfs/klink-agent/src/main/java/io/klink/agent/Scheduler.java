@@ -32,7 +32,7 @@ import java.util.function.ToLongFunction;
  */
 public final class Scheduler {
 
-    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used";
+    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns";
     public static final String ESTIMATOR_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
             + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms,skipped";
 
@@ -179,6 +179,7 @@ public final class Scheduler {
             return List.of();
         }
         long t0 = System.nanoTime();
+        long cpu0 = cpuTime.applyAsLong(Thread.currentThread());
         List<TaskHandle> handles = registry.get();
         List<TaskInfo> infos = new ArrayList<>(handles.size());
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
@@ -219,11 +220,13 @@ public final class Scheduler {
             }
         }
         long cycleNs = System.nanoTime() - t0;
+        // The scheduler's own CPU: on a TaskManager capped at a fraction of a core it comes out of the tasks' budget.
+        long cycleCpuNs = cpu0 < 0 ? -1 : cpuTime.applyAsLong(Thread.currentThread()) - cpu0;
         cycles++;
         csv.append(nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
-                memoryUsed));
+                memoryUsed) + "," + cycleCpuNs);
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
