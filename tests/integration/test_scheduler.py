@@ -87,18 +87,23 @@ def _task_thread_nices(state_dir) -> dict[str, int]:
     return nices
 
 
+def _bench_watching_nices(stack, results, *args: str):
+    """A 2-query YSB bench run, and every nice value its task threads had while it ran (sampled every 200 ms)."""
+    seen: set[int] = set()
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(stack, "bench", "ysb", "--results", str(results), "--queries", "2", "--warmup", "4s",
+                          "--window", "2s", *args)
+        while not run.done():
+            seen |= set(_task_thread_nices(stack.state_dir).values())
+            time.sleep(0.2)
+        return run.result(), seen
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="priority enforcement needs root")
 def test_with_priority_enforcement_tasks_not_chosen_run_at_nice_19_and_are_restored_after_the_run(
         running_stack, tmp_path):
-    seen: set[int] = set()
-    with ThreadPoolExecutor(1) as pool:
-        run = pool.submit(running_stack, "bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "500",
-                          "--duration", "14s", "--warmup", "4s", "--window", "2s", "--policy", "rr",
-                          "--cores", "1", "--enforce", "priority")
-        while not run.done():
-            seen |= set(_task_thread_nices(running_stack.state_dir).values())
-            time.sleep(0.2)
-        result = run.result()
+    result, seen = _bench_watching_nices(running_stack, tmp_path, "--rate", "500", "--duration", "14s", "--policy",
+                                         "rr", "--cores", "1", "--enforce", "priority")
     assert result.returncode == 0, result.stdout + result.stderr
     (run_dir,) = tmp_path.iterdir()
     assert json.loads((run_dir / "summary.json").read_text())["status"] == "completed"
@@ -114,14 +119,8 @@ def test_with_priority_enforcement_tasks_not_chosen_run_at_nice_19_and_are_resto
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="os-priority raises nice values back, which needs root")
 def test_os_priority_renices_every_vertex_by_its_backlog_from_outside_and_restores_the_threads(running_stack, tmp_path):
-    seen: set[int] = set()
-    with ThreadPoolExecutor(1) as pool:
-        run = pool.submit(running_stack, "bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "2000",
-                          "--duration", "12s", "--warmup", "4s", "--window", "2s", "--policy", "os-priority")
-        while not run.done():
-            seen |= set(_task_thread_nices(running_stack.state_dir).values())
-            time.sleep(0.2)
-        result = run.result()
+    result, seen = _bench_watching_nices(running_stack, tmp_path, "--rate", "2000", "--duration", "12s", "--policy",
+                                         "os-priority")
     assert result.returncode == 0, result.stdout + result.stderr
     (run_dir,) = tmp_path.iterdir()
     summary = json.loads((run_dir / "summary.json").read_text())
