@@ -245,6 +245,9 @@ results_option = click.option("--results", "results_dir", type=click.Path(path_t
 @click.option("--strict-slack", is_flag=True, default=None, help="Scheduler (klink): select C pipelines by slack "
               "every cycle, as in the paper, even when all queued work fits in one cycle (default: such cycles "
               "pause nothing).")
+@click.option("--fill-cycle", is_flag=True, default=None, help="Scheduler (klink): when the C least-slack "
+              "pipelines hold less work than one cycle's CPU, add further pipelines in slack order until they do "
+              "(work-conserving; a deviation, the paper runs C).")
 @click.option("--enforce", type=str, help="Scheduler: how tasks not chosen are held back: pause (suspend their "
               "input, the paper's) or priority (keep running at nice 19: work-conserving; needs CAP_SYS_NICE). [pause]")
 @click.option("--os-priority-period", type=str, help="Policy os-priority (Lachesis-style, from outside Flink): "

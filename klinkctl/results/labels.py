@@ -13,9 +13,9 @@ from typing import Any
 from klinkctl.run.config import BenchConfig
 
 #: Scheduler settings in label order: bench setting -> its name in the paper (enforce shows its value alone,
-#: strict_slack the word "strict").
+#: strict_slack the word "strict", fill_cycle "fill").
 SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
-                      "memory_bound": "b", "strict_slack": "strict"}
+                      "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill"}
 DEFAULTS = {field.name: field.default for field in dataclasses.fields(BenchConfig)}
 UNSCHEDULED = "default"
 

@@ -64,6 +64,7 @@ class BenchConfig:
     cores: int | None = None  # C, pipelines running at once (every policy); None = every core the TaskManager has
     aging: int = 0  # X: force in a task runnable but not chosen for X cycles; 0 = off, the paper's (klink/fcfs/hr/sbox)
     strict_slack: bool = False  # klink: select C pipelines every cycle, even when all work fits in one cycle
+    fill_cycle: bool = False  # klink: add pipelines beyond C in slack order until their work covers one cycle
     enforce: str = "pause"  # how the scheduler holds back tasks it did not choose: pause, or priority (nice 19)
     os_priority_period_ms: int = 1000  # os-priority: how often backlogs are read and nice values set
     generator_cpus: str = ""  # cores the generator is pinned to ("" = not pinned)
@@ -218,6 +219,8 @@ class BenchConfig:
             params["C"] = self.cores
         if self.strict_slack:
             params["strict"] = "true"
+        if self.fill_cycle:
+            params["fill"] = "true"
         if self.aging:
             params["age"] = self.aging
         if self.enforce != "pause":
@@ -273,7 +276,7 @@ _INT_FIELDS = {"pack_bytes", "queries", "rate", "seed", "campaigns", "ads_per_ca
                "substream_history",
                "k", "kmeans_iterations"}
 _FLOAT_FIELDS = {"confidence", "memory_bound", "error", "accidents", "load"}
-_BOOL_FIELDS = {"strict_slack", "accuracy", "stressed"}
+_BOOL_FIELDS = {"strict_slack", "fill_cycle", "accuracy", "stressed"}
 _TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type == "str"}
 
 

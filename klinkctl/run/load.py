@@ -17,8 +17,8 @@ FORMAT_VERSION = 1
 #: policies at a fraction of Default's capacity is the point), the run's length and seed, and the exact results
 #: computed after the run. Every other setting changes the work per event, its arrival or the machine's share of
 #: it (e.g. queries, window, delay, markers, generator pinning), so it must be the capacity's.
-LOAD_FREE_SETTINGS = frozenset({"policy", "cycle_ms", "history", "memory_bound", "cores", "aging", "strict_slack", "enforce",
-                                "seed", "duration_ms", "warmup_ms", "accuracy", "rate", "load", "capacity"})
+LOAD_FREE_SETTINGS = frozenset({"policy", "cycle_ms", "history", "memory_bound", "cores", "aging", "strict_slack",
+                                "fill_cycle", "enforce", "seed", "duration_ms", "warmup_ms", "accuracy", "rate", "load", "capacity"})
 
 
 def read_capacity(path: Path) -> dict:

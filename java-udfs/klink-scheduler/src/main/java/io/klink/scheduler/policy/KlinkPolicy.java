@@ -62,6 +62,9 @@ import java.util.TreeMap;
  *       on the CPU the TaskManager really has (min(C, {@code cpu}) cores: pinning and quota count),
  *       nothing is paused ({@link #demandMs}; {@code why} starts with {@code light:}); {@code strict}
  *       gives the paper's selection in every cycle.</li>
+ *   <li><b>Fill</b> (a deviation, off unless {@code fill}): when the C least-slack pipelines hold less work
+ *       than one cycle's CPU, r · min(C, cpu), further runnable pipelines join in slack order until they
+ *       do, so the cores are not left idle while pipelines wait paused.</li>
  * </ol>
  *
  * <h2>Memory management (§3.4)</h2>
@@ -234,8 +237,8 @@ public final class KlinkPolicy implements SchedulingPolicy {
             taskOrder.addAll(topo.unitTasks(unit, inputOrder.get(unit)));
         }
         List<String> chosen;
-        lightLoad = !config.strictSlack() && !memoryMode && !aged
-                && demandMs(topo) <= state.cycleMs() * Math.min(maxRunning, config.cpuCores());
+        double cycleBudgetMs = state.cycleMs() * Math.min(maxRunning, config.cpuCores());
+        lightLoad = !config.strictSlack() && !memoryMode && !aged && demandMs(topo) <= cycleBudgetMs;
         if (lightLoad) {
             chosen = List.copyOf(taskOrder);
         } else if (memoryMode) {
@@ -252,6 +255,9 @@ public final class KlinkPolicy implements SchedulingPolicy {
             chosen = sel.toList();
         } else {
             sel.addRunnable(state, taskOrder); // least slack first, each pipeline whole
+            if (config.fillCycle()) {
+                sel.addRunnableUntil(state, taskOrder, unit -> unitDemandMs(topo, unit), cycleBudgetMs);
+            }
             sel.fillIdle(taskOrder);
             chosen = sel.toList();
         }
@@ -277,9 +283,16 @@ public final class KlinkPolicy implements SchedulingPolicy {
     private static double demandMs(Topology topo) {
         double total = 0;
         for (String unit : topo.units()) {
-            for (String u : topo.swmInputs(unit)) {
-                total += Topology.drainCostMs(topo.path(u, unit));
-            }
+            total += unitDemandMs(topo, unit);
+        }
+        return total;
+    }
+
+    /** CPU time (ms) to drain every queue on one pipeline's paths. */
+    private static double unitDemandMs(Topology topo, String unit) {
+        double total = 0;
+        for (String u : topo.swmInputs(unit)) {
+            total += Topology.drainCostMs(topo.path(u, unit));
         }
         return total;
     }

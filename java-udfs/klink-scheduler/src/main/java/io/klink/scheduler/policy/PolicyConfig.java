@@ -25,6 +25,10 @@ import java.util.Map;
  * @param strictSlack  Klink selects C pipelines by slack every cycle, also when all queued work fits in one
  *                     cycle (the paper's behaviour); default false: such cycles pause nothing (key {@code strict},
  *                     1/true)
+ * @param fillCycle    Klink adds pipelines beyond C, in slack order, while the queued work of those chosen
+ *                     is less than one cycle's CPU, r · min(C, cpu) (key {@code fill}, 1/true; default false,
+ *                     the paper's C pipelines): a deviation that keeps the TaskManager's CPU busy when the
+ *                     least-slack pipelines would drain before the cycle ends
  */
 public record PolicyConfig(
         long cycleMs,
@@ -36,7 +40,8 @@ public record PolicyConfig(
         int quantum,
         int agingCycles,
         int memoryCycles,
-        boolean strictSlack) {
+        boolean strictSlack,
+        boolean fillCycle) {
 
     public static final long DEFAULT_CYCLE_MS = 120;
     public static final int DEFAULT_HISTORY = 400;
@@ -81,7 +86,7 @@ public record PolicyConfig(
     }
 
     /**
-     * Parses keys r, h, f, b, C, cpu, quantum, age, mmcycles, strict; missing keys take their defaults.
+     * Parses keys r, h, f, b, C, cpu, quantum, age, mmcycles, strict, fill; missing keys take their defaults.
      *
      * @throws IllegalArgumentException naming the key if a value is not a number or out of range
      */
@@ -97,7 +102,8 @@ public record PolicyConfig(
                 intParam(p, "quantum", DEFAULT_QUANTUM),
                 intParam(p, "age", DEFAULT_AGING_CYCLES),
                 intParam(p, "mmcycles", DEFAULT_MEMORY_CYCLES),
-                booleanParam(p, "strict"));
+                booleanParam(p, "strict"),
+                booleanParam(p, "fill"));
     }
 
     private static boolean booleanParam(Map<String, String> p, String key) {

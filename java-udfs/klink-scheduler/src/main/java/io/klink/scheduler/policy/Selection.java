@@ -70,6 +70,29 @@ final class Selection {
     }
 
     /**
+     * Adds, in order, the pipelines of runnable tasks beyond C while the work of those chosen
+     * ({@code demandMs} of a pipeline) is below {@code budgetMs}: work conservation for a cycle whose C
+     * pipelines would drain early.
+     */
+    void addRunnableUntil(SchedulerState state, Iterable<String> candidates,
+                          java.util.function.ToDoubleFunction<String> demandMs, double budgetMs) {
+        double chosen = 0;
+        for (String unit : units) {
+            chosen += demandMs.applyAsDouble(unit);
+        }
+        for (String id : candidates) {
+            if (chosen >= budgetMs) {
+                return;
+            }
+            String unit = topo.unitOf(id);
+            if (state.runnable(id) && units.add(unit)) {
+                ids.addAll(topo.unitTasks(unit, topo.inputs(unit)));
+                chosen += demandMs.applyAsDouble(unit);
+            }
+        }
+    }
+
+    /**
      * Gives slots no runnable pipeline needs to idle ones, in order: an idle task costs no CPU, and being
      * resumed it can take input that arrives during the cycle instead of waiting for the next one.
      */

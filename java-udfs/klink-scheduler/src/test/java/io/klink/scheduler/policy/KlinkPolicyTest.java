@@ -391,6 +391,29 @@ class KlinkPolicyTest {
         assertTrue(k.lastSlacks().get("A") < KlinkPolicy.UNKNOWN_SLACK);
     }
 
+    // ------------------------------------------------------------------ fill (a deviation)
+
+    /** Four pipelines whose slack grows A < B < Cq < D, with 10, 50, 80 and 100 ms of queued work. */
+    private static List<String> chooseFourPipelines(KlinkPolicy k) {
+        List<TaskInfo> tasks = queries("A", "B", "Cq", "D");
+        long now = T0;
+        return k.choose(Fx.state(now, 100, 0.1, tasks,
+                snap("A-src").wm(now), snap("A-win").queued(10).cost(1e6).deadline(now + 200).wm(now),
+                snap("B-src").wm(now), snap("B-win").queued(50).cost(1e6).deadline(now + 500).wm(now),
+                snap("Cq-src").wm(now), snap("Cq-win").queued(80).cost(1e6).deadline(now + 900).wm(now),
+                snap("D-src").wm(now), snap("D-win").queued(100).cost(1e6).deadline(now + 2000).wm(now)), 1);
+    }
+
+    @Test
+    void withFillPipelinesJoinInSlackOrderUntilTheirWorkCoversACycle() {
+        // r = 100 ms on one core, C = 1: 240 ms queued in all, so not light. The paper's selection runs A
+        // alone (10 ms of work: the core would idle 90 ms of the cycle); fill adds B (60 ms) and Cq (140 ms,
+        // now past the cycle) and leaves D paused.
+        assertEquals(List.of("A-win", "A-src"), chooseFourPipelines(klink(100, Map.of("cpu", "1"))));
+        assertEquals(List.of("A-win", "A-src", "B-win", "B-src", "Cq-win", "Cq-src"),
+                chooseFourPipelines(klink(100, Map.of("cpu", "1", "fill", "true"))));
+    }
+
     // ------------------------------------------------------------------ aging
 
     @Test
