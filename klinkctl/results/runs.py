@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,12 +88,23 @@ def load_run(path: str | Path) -> RunData:
 
 def sweep_repetition(run_dir: Path) -> int | None:
     """The repetition of a run directory that a sweep made, from the index.csv beside it; None otherwise."""
+    index = run_dir.parent / INDEX_FILE
     try:
-        index = pd.read_csv(run_dir.parent / INDEX_FILE, dtype=str, keep_default_na=False)
-        rows = index[index["run_dir"] == run_dir.name]["repetition"]
-        return int(rows.iloc[0]) if len(rows) == 1 else None
-    except (OSError, KeyError, ValueError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+        return _repetitions(index, index.stat().st_mtime_ns).get(run_dir.name)
+    except OSError:
         return None
+
+
+@functools.lru_cache(maxsize=8)
+def _repetitions(index: Path, mtime_ns: int) -> dict[str, int]:
+    """run_dir → repetition of a sweep's index.csv, read once per version of the file (a report or compare
+    loads every run of a sweep, up to thousands)."""
+    try:
+        rows = pd.read_csv(index, dtype=str, keep_default_na=False)
+        counts = rows["run_dir"].value_counts()
+        return {name: int(rep) for name, rep in zip(rows["run_dir"], rows["repetition"]) if counts[name] == 1}
+    except (OSError, KeyError, ValueError, pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+        return {}
 
 
 def _partial_mask(frame: pd.DataFrame, end_ms: int | None) -> pd.Series:

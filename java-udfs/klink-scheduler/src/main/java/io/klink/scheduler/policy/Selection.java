@@ -5,6 +5,7 @@ import io.klink.scheduler.SchedulerState;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The growing, de-duplicated list of task ids a policy returns, capped at C <em>pipelines</em> (scheduling
@@ -75,7 +76,7 @@ final class Selection {
      * pipelines would drain early.
      */
     void addRunnableUntil(SchedulerState state, Iterable<String> candidates,
-                          java.util.function.ToDoubleFunction<String> demandMs, double budgetMs) {
+                          ToDoubleFunction<String> demandMs, double budgetMs) {
         double chosen = 0;
         for (String unit : units) {
             chosen += demandMs.applyAsDouble(unit);
