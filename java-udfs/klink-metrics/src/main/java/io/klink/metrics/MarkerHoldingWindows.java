@@ -5,21 +5,32 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * What every {@link EventWindows} shares: the watermark, the sweeping rule (a window fires on the first
- * watermark {@code w >= end - 1}, DESIGN.md §4), the late-event count of the next FIRING, and the blocking
- * markers each window holds until its output is out. Subclasses keep the window contents and fire them.
+ * The template every {@link EventWindows} follows: the watermark, the sweeping rule (a window fires on the
+ * first watermark {@code w >= end - 1}, DESIGN.md §4), the late-event count of the next FIRING, the FIRING
+ * summary itself, and the blocking markers each window holds until its output is out. Subclasses keep the
+ * window contents and emit a fired window's RESULTs ({@link #emitResults}); {@link TumblingWindows} also
+ * keeps the contents of tumbling windows, so a tumbling workload window only aggregates and builds results.
  */
 public abstract class MarkerHoldingWindows implements EventWindows {
 
+    /** What a fired window emitted, for its FIRING summary: its keys (RESULTs) and the events it counted. */
+    public record Fired(int keys, long events) {}
+
+    private final long sizeMs;
     private final TreeMap<Long, List<Envelope>> markersByEnd = new TreeMap<>();
     private long watermark = Long.MIN_VALUE;
     private long lateSinceLastFiring;
 
+    /** {@code sizeMs}: the window length; a window ending at {@code end} starts at {@code end - sizeMs}. */
+    protected MarkerHoldingWindows(long sizeMs) {
+        this.sizeMs = sizeMs;
+    }
+
     /** End of the window a marker created at {@code timestamp} waits for. */
     protected abstract long markerWindowEnd(long timestamp);
 
-    /** Emits the RESULTs and the FIRING (built with {@link #firing}) of the data window ending at {@code end}. */
-    protected abstract void fire(long end, long nowMs, List<Envelope> out);
+    /** Emits the RESULTs of the data window ending at {@code end} (its FIRING follows them). */
+    protected abstract Fired emitResults(long end, List<Envelope> out);
 
     /** Called once every swept window has fired (e.g. to forget windows swept without data). */
     protected void afterSweep() {
@@ -33,13 +44,6 @@ public abstract class MarkerHoldingWindows implements EventWindows {
     protected final boolean late() {
         lateSinceLastFiring++;
         return false;
-    }
-
-    /** The FIRING summary of a window, with the late events counted since the previous one. */
-    protected final Envelope firing(long start, long end, long nowMs, int keys, long events) {
-        Envelope summary = Envelope.firing(start, end, watermark, nowMs, keys, events, lateSinceLastFiring);
-        lateSinceLastFiring = 0;
-        return summary;
     }
 
     @Override
@@ -79,6 +83,14 @@ public abstract class MarkerHoldingWindows implements EventWindows {
                 out.addAll(markers);
             }
         }
+    }
+
+    /** The RESULTs and then the FIRING summary (with the late events counted since the previous one). */
+    private void fire(long end, long nowMs, List<Envelope> out) {
+        Fired fired = emitResults(end, out);
+        out.add(Envelope.firing(end - sizeMs, end, watermark, nowMs, fired.keys(), fired.events(),
+                lateSinceLastFiring));
+        lateSinceLastFiring = 0;
     }
 
     @Override

@@ -34,6 +34,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
     private long lastFiredEnd = Long.MIN_VALUE;
 
     public SlidingAggregateWindows(long sizeMs, long slideMs, long offsetMs, int width) {
+        super(sizeMs);
         if (slideMs <= 0 || sizeMs < slideMs) {
             throw new IllegalArgumentException("window size and slide must be positive, the size at least the slide,"
                     + " got size " + sizeMs + " slide " + slideMs);
@@ -87,7 +88,7 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
     }
 
     @Override
-    protected void fire(long end, long nowMs, List<Envelope> out) {
+    protected Fired emitResults(long end, List<Envelope> out) {
         Map<String, double[]> merged = new HashMap<>();
         for (Map<String, double[]> pane : panes.subMap(end - sizeMs, false, end, true).values()) {
             pane.forEach((key, acc) -> {
@@ -109,9 +110,9 @@ public final class SlidingAggregateWindows extends MarkerHoldingWindows {
             out.add(result);
             events += (long) acc[1 + width];
         }
-        out.add(firing(end - sizeMs, end, nowMs, merged.size(), events));
         lastFiredEnd = end;
         panes.headMap(end - sizeMs + slideMs, true).clear();  // in no later window
+        return new Fired(merged.size(), events);
     }
 
     /**

@@ -1,11 +1,9 @@
 package io.klink.workloads.kmeans;
 
 import io.klink.metrics.Envelope;
-import io.klink.metrics.MarkerHoldingWindows;
-import io.klink.metrics.TumblingCountWindows;
+import io.klink.metrics.TumblingWindows;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeMap;
 
 /**
  * Event-time tumbling windows that cluster their 2-D points ({@code fields = {x, y}}, weighted) into k
@@ -14,46 +12,32 @@ import java.util.TreeMap;
  * window's end, so a window's clustering is reproducible. Each centroid is one RESULT: key {@code c0..},
  * value = its (weighted) point count, fields = {x, y}.
  */
-public final class KMeansWindows extends MarkerHoldingWindows {
+public final class KMeansWindows extends TumblingWindows<KMeansWindows.Points> {
 
-    private final long sizeMs;
-    private final long offsetMs;
     private final int k;
     private final int maxIterations;
-    private final TreeMap<Long, Points> pointsByEnd = new TreeMap<>();
 
     public KMeansWindows(long sizeMs, long offsetMs, int k, int maxIterations) {
-        if (sizeMs <= 0 || k < 1 || maxIterations < 1) {
+        super(sizeMs, offsetMs);
+        if (k < 1 || maxIterations < 1) {
             throw new IllegalArgumentException("need a positive window, k >= 1 and at least one iteration");
         }
-        this.sizeMs = sizeMs;
-        this.offsetMs = Math.floorMod(offsetMs, sizeMs);
         this.k = k;
         this.maxIterations = maxIterations;
     }
 
-    long windowEnd(long timestamp) {
-        return TumblingCountWindows.windowEnd(timestamp, sizeMs, offsetMs);
+    @Override
+    protected Points newWindow() {
+        return new Points();
     }
 
     @Override
-    public boolean add(Envelope event) {
-        long end = windowEnd(event.timestamp);
-        if (swept(end)) {
-            return late();
-        }
-        pointsByEnd.computeIfAbsent(end, e -> new Points()).add(event.fields[0], event.fields[1], event.weight);
-        return true;
+    protected void addTo(Points points, Envelope event) {
+        points.add(event.fields[0], event.fields[1], event.weight);
     }
 
     @Override
-    protected long markerWindowEnd(long timestamp) {
-        return windowEnd(timestamp);
-    }
-
-    @Override
-    protected void fire(long end, long nowMs, List<Envelope> out) {
-        Points points = pointsByEnd.remove(end);
+    protected Fired emitResults(Points points, long end, List<Envelope> out) {
         Lloyd.Clustering clustering = Lloyd.cluster(points.xs, points.ys, points.ws, points.size, k, maxIterations, end);
         double[][] centroids = clustering.centroids();
         for (int c = 0; c < centroids.length; c++) {
@@ -62,16 +46,11 @@ public final class KMeansWindows extends MarkerHoldingWindows {
             result.fields = centroids[c];
             out.add(result);
         }
-        out.add(firing(end - sizeMs, end, nowMs, centroids.length, points.size));
-    }
-
-    @Override
-    public long nextDeadline() {
-        return pointsByEnd.isEmpty() ? Long.MAX_VALUE : pointsByEnd.firstKey();
+        return new Fired(centroids.length, points.size);
     }
 
     /** A window's points, in growing arrays (no boxing: windows hold many). */
-    private static final class Points {
+    static final class Points {
         double[] xs = new double[256], ys = new double[256], ws = new double[256];
         int size;
 

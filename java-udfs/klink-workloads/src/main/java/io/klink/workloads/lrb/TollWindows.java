@@ -5,7 +5,7 @@ import static io.klink.workloads.lrb.LrbOperators.F_SEG;
 import static io.klink.workloads.lrb.LrbOperators.F_XWAY;
 
 import io.klink.metrics.Envelope;
-import io.klink.metrics.MarkerHoldingWindows;
+import io.klink.metrics.TumblingWindows;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -28,18 +28,14 @@ import java.util.TreeMap;
  * Output per segment with crossings: a RESULT (value = tolled cars; fields {@link #R_TOLLS}, {@link
  * #R_CROSSINGS}, {@link #R_ACCIDENT_AHEAD}), then the FIRING and the held markers.
  */
-public final class TollWindows extends MarkerHoldingWindows {
+public final class TollWindows extends TumblingWindows<List<Envelope>> {
 
     public static final int R_TOLLS = 0, R_CROSSINGS = 1, R_ACCIDENT_AHEAD = 2;
     private static final int TOLLED = 3;
     public static final int MAX_LAV_MPH = 40;
     public static final int ACCIDENT_REACH_SEGMENTS = 4;
 
-    private final long sizeMs;
-    private final long offsetMs;
     private final long minCars;
-    /** window end -> its POSITION and ACCIDENT/CLEARED records (STATS only mark the window as non-empty) */
-    private final TreeMap<Long, List<Envelope>> windows = new TreeMap<>();
     /** statistics window end -> segment key -> {cars, average speed} */
     private final TreeMap<Long, Map<String, double[]>> pendingStats = new TreeMap<>();
     private Map<String, double[]> stats = Map.of();
@@ -47,47 +43,33 @@ public final class TollWindows extends MarkerHoldingWindows {
     private final Map<Integer, Integer> accidents = new HashMap<>();
 
     public TollWindows(long sizeMs, long offsetMs, long minCars) {
-        if (sizeMs <= 0) {
-            throw new IllegalArgumentException("toll window size must be positive, got " + sizeMs);
-        }
-        this.sizeMs = sizeMs;
-        this.offsetMs = Math.floorMod(offsetMs, sizeMs);
+        super(sizeMs, offsetMs);
         this.minCars = minCars;
     }
 
-    public long windowEnd(long timestamp) {
-        return timestamp - Math.floorMod(timestamp - offsetMs, sizeMs) + sizeMs;
+    /** A window holds its POSITION and ACCIDENT/CLEARED records; STATS only mark it as non-empty. */
+    @Override
+    protected List<Envelope> newWindow() {
+        return new ArrayList<>();
     }
 
     @Override
-    public boolean add(Envelope event) {
-        long end = windowEnd(event.timestamp);
-        if (swept(end)) {
-            return late();
-        }
-        List<Envelope> window = windows.computeIfAbsent(end, e -> new ArrayList<>());
+    protected void addTo(List<Envelope> window, Envelope event) {
         if (event.value == LrbOperators.STATS) {
             pendingStats.computeIfAbsent(event.timestamp, t -> new HashMap<>()).put(event.key, event.fields);
         } else {
             window.add(event);
         }
-        return true;
     }
 
     @Override
-    protected long markerWindowEnd(long timestamp) {
-        return windowEnd(timestamp);
-    }
-
-    @Override
-    protected void fire(long end, long nowMs, List<Envelope> out) {
-        long start = end - sizeMs;
+    protected Fired emitResults(List<Envelope> records, long end, List<Envelope> out) {
+        long start = windowStart(end);
         Map.Entry<Long, Map<String, double[]>> latest = pendingStats.floorEntry(start);
         if (latest != null) {
             stats = latest.getValue();
             pendingStats.headMap(start, true).clear();
         }
-        List<Envelope> records = windows.remove(end);
         records.sort(Comparator.comparingLong(e -> e.timestamp));
         for (Envelope e : records) {
             if (e.value == LrbOperators.ACCIDENT || e.value == LrbOperators.CLEARED) {
@@ -116,7 +98,7 @@ public final class TollWindows extends MarkerHoldingWindows {
             result.fields = Arrays.copyOf(acc, TOLLED);
             out.add(result);
         }
-        out.add(firing(start, end, nowMs, bySegment.size(), crossings));
+        return new Fired(bySegment.size(), crossings);
     }
 
     /** LR toll for a crossing into a segment with these statistics (null: no car there in the statistics window). */
@@ -141,10 +123,5 @@ public final class TollWindows extends MarkerHoldingWindows {
 
     private static int segmentId(Envelope e) {
         return LrbOperators.segmentId((int) e.fields[F_XWAY], (int) e.fields[F_DIR], (int) e.fields[F_SEG]);
-    }
-
-    @Override
-    public long nextDeadline() {
-        return windows.isEmpty() ? Long.MAX_VALUE : windows.firstKey();
     }
 }
