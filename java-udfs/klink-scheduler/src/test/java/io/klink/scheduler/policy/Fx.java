@@ -5,7 +5,9 @@ import io.klink.scheduler.TaskInfo;
 import io.klink.scheduler.TaskSnapshot;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Test fixtures: small synthetic tasks, snapshots and states. */
 final class Fx {
@@ -33,6 +35,25 @@ final class Fx {
 
     static TaskInfo sink(String id, String q, int stage) {
         return new TaskInfo(id, q, q + "/sink", 0, stage, false, false, true, List.of());
+    }
+
+    static KlinkPolicy klink(long r, Map<String, String> extra) {
+        Map<String, String> p = new HashMap<>(Map.of("r", Long.toString(r), "age", "0"));
+        p.putAll(extra);
+        return (KlinkPolicy) Policies.create("klink", p);
+    }
+
+    /** A query: idle source (stage 0) whose watermark is {@code wm}, and a window task (stage 1). */
+    static List<TaskInfo> query(String q) {
+        return List.of(source(q + "-src", q), window(q + "-win", q, 1));
+    }
+
+    static List<TaskInfo> queries(String... qs) {
+        List<TaskInfo> all = new ArrayList<>();
+        for (String q : qs) {
+            all.addAll(query(q));
+        }
+        return all;
     }
 
     static Snap snap(String id) {
