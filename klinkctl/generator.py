@@ -12,6 +12,7 @@ from klinkctl.cpus import pinned
 from klinkctl.errors import KlinkError
 from klinkctl.netem.namespace import GeneratorNamespace
 from klinkctl.files import write_json
+from klinkctl.options import Section, option
 from klinkctl.stack.processes import ManagedProcess, is_running, launch, stop
 
 
@@ -22,6 +23,31 @@ JAVA_OPTS = ("-Xms1536m", "-Xmx1536m", "-Xmn1g", "-XX:+UseParallelGC", "-XX:+Per
 # small machine the broker's CPU, not loopback bytes, limits the rate (benchmarks/generator_throughput.py:
 # with the broker on its own core, 500 K events/s are kept with 0.26 % of events late; docs/workloads.md).
 COMPRESSION = "none"
+
+
+#: klink-generator's --pack-bytes limit (GeneratorArgs.MAX_PACK_BYTES: below the producer's max request).
+MAX_PACK_BYTES = 512 * 1024
+
+
+class GeneratorOptions(Section):
+    """The generator's settings, and the run's timeline it generates."""
+
+    rate: int = option(1000, "Events per second per query.", gt=0)
+    duration_ms: int = option(60_000, "Event generation time, e.g. 60s, 2m.", duration=True, gt=0)
+    warmup_ms: int = option(10_000, "Leading time left out of the summary (rows kept).", duration=True, ge=0)
+    delay: str = option("const:0ms", "Network delay of each event (sent at event_time + delay): const:300ms, "
+                        "uniform:0-2s, normal:300ms:50ms, exp:240ms, gamma:60:4ms, lognormal:200ms:0.5, "
+                        "pareto:100ms:2.5, zipf:0.99:0-2s (seeded); or a thesis preset of network + inter-event "
+                        "models: preset:CC (const 150ms, gaps const), preset:GG (gamma:60:4ms, gaps gamma k=2), "
+                        "preset:EC (exp:240ms, gaps const), preset:EG (exp:240ms, gaps gamma k=2).")
+    inter_event: str = option("", "Inter-event generation gaps of each query's events, mean 1/rate: const (exact "
+                              "schedule) or gamma:<k> (bursty; gamma:2 at --rate 1000 = the thesis' Gamma(2, 0.5ms)). "
+                              "[const, or the preset's]")
+    seed: int = option(42, "Seed of events, campaigns and window offsets.")
+    generator_cpus: str = option("", "Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
+    pack_bytes: int = option(65536, "The events a query gets in one send burst travel in one Kafka record of at "
+                             "most this many bytes (no event waits); 0 = one record per event.", ge=0,
+                             le=MAX_PACK_BYTES)
 
 
 def _java(*args: str) -> list[str]:

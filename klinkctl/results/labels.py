@@ -7,7 +7,6 @@ share a name. ``default`` (plain Flink) ignores the scheduler settings and is al
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from klinkctl.run.config import BenchConfig
@@ -16,7 +15,7 @@ from klinkctl.run.config import BenchConfig
 #: strict_slack the word "strict", fill_cycle "fill").
 SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
                       "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill"}
-DEFAULTS = {field.name: field.default for field in dataclasses.fields(BenchConfig)}
+DEFAULTS = {name: field.default for name, field in BenchConfig.model_fields.items()}
 UNSCHEDULED = "default"
 
 

@@ -79,7 +79,7 @@ def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec:
         "run": run_id,
         "bench": config.to_dict(),
         # what --delay and --inter-event resolve to (presets expanded, gaps at this rate)
-        "models": {"network_delay": config.network_delay().spec, "inter_event": config.gaps().spec},
+        "models": {"network_delay": config.network_delay.spec, "inter_event": config.gaps.spec},
         "stack": spec.to_dict(),
         "versions": {"klinkctl": __version__, "flink": FLINK_VERSION, "kafka": KAFKA_VERSION,
                      "flink_kafka_connector": FLINK_KAFKA_CONNECTOR_VERSION},
@@ -121,13 +121,13 @@ def signals_as_interrupt():
 
 def drain_ms(config: BenchConfig) -> int:
     """How long after the last event the last fireable window needs to reach the output operator."""
-    return int(config.network_delay().quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
+    return int(config.network_delay.quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
 
 
 def progress_after_end_ms(config: BenchConfig) -> int:
     """Event time the generator's progress records cover after its last event: the watermark bound B moves the
     source's watermark past the end; the delay's tail covers a K-Slack sampler, whose slack is the largest delay."""
-    return config.watermark_bound_ms + int(config.network_delay().quantile_ms(0.999))
+    return config.watermark_bound_ms + int(config.network_delay.quantile_ms(0.999))
 
 
 def drain_cap_ms(config: BenchConfig) -> int:
@@ -174,7 +174,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
             sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
             gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
-                                  config.seed, config.network_delay().spec, config.gaps().generator_arg,
+                                  config.seed, config.network_delay.spec, config.gaps.generator_arg,
                                   workload.generator_args(config), start_at_ms, GENERATOR_WARMUP_MS, run_dir,
                                   config.generator_cpus, netem.generator_namespace(spec.state_dir),
                                   config.pack_bytes, progress_after_end_ms(config))

@@ -30,8 +30,8 @@ from klinkctl.files import write_json
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
 #: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
-PROBE_DURATION = "30s"
-PROBE_WARMUP = "6s"
+PROBE_DURATION_MS = 30_000
+PROBE_WARMUP_MS = 6_000
 #: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
 METRICS_RESOLUTION_S = 1.0
 
@@ -355,7 +355,7 @@ def write_capacity(path: Path, document: dict) -> Path:
 
 def probe_config(config, rate: int):
     """The bench config of the probe at this rate (load and capacity cleared: the probe runs at a given rate)."""
-    return replace(config, rate=rate, load=None, capacity="").validate()
+    return config.changed(rate=rate, load=None, capacity="")
 
 
 def measured_rates(run_dir: Path, summary: dict, config) -> ReadRate | None:

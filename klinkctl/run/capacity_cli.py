@@ -7,7 +7,7 @@ The library (klinkctl.run.capacity: SciPy, pandas) is imported inside the comman
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,8 +75,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
     thresholds = cap.Thresholds()
     requested_warmups = parse_warmup_runs(warmup_runs)
-    options["duration"] = options["duration"] or cap.PROBE_DURATION
-    options["warmup"] = options["warmup"] or cap.PROBE_WARMUP
+    options["duration_ms"] = options["duration_ms"] or cap.PROBE_DURATION_MS
+    options["warmup_ms"] = options["warmup_ms"] or cap.PROBE_WARMUP_MS
     config = resolve(config_file, {"workload": workload, **options})
     if config.load is not None:
         raise KlinkError(f"{config_file}: load/capacity set the rate, which `klinkctl capacity` searches for; "
@@ -138,7 +138,7 @@ def parse_warmup_runs(value: str) -> int | None:
 def warmup_run_config(config):
     """A probe's config, shortened to WARMUP_RUN_MS (never below its own warm-up, never above its duration)."""
     duration = min(config.duration_ms, max(WARMUP_RUN_MS, config.warmup_ms + 1000))
-    return replace(config, duration_ms=duration).validate()
+    return config.changed(duration_ms=duration)
 
 
 def warmups_needed(spec, requested: int | None) -> tuple[str, int]:

@@ -9,6 +9,7 @@ import string
 from pathlib import Path
 
 from klinkctl.errors import KlinkError
+from klinkctl.options import Section, option
 
 CAPACITY_KIND = "klinkctl-capacity"
 FORMAT_VERSION = 1
@@ -19,6 +20,13 @@ FORMAT_VERSION = 1
 #: it (e.g. queries, window, delay, markers, generator pinning), so it must be the capacity's.
 LOAD_FREE_SETTINGS = frozenset({"policy", "cycle_ms", "history", "memory_bound", "cores", "aging", "strict_slack",
                                 "fill_cycle", "enforce", "seed", "duration_ms", "warmup_ms", "accuracy", "rate", "load", "capacity"})
+
+
+class LoadOptions(Section):
+    load: float | None = option(None, "Run at this fraction of --capacity's rate instead of --rate (e.g. 0.9): "
+                                "rate = round(F x its events/s per query).", gt=0)
+    capacity: str = option("", "A capacity.json of `klinkctl capacity` for the same workload and load settings "
+                           "(the policy and its parameters may differ); needs --load.")
 
 
 def read_capacity(path: Path) -> dict:

@@ -11,8 +11,70 @@ import json
 import os
 from pathlib import Path
 
+from klinkctl.options import Section, option
 from klinkctl.stack.flink import agent_status_dir
 from klinkctl.stack.spec import StackSpec
+
+#: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
+#: `default` is plain Flink (the scheduler never pauses anything).
+AGENT_POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+#: Policies carried out from outside Flink by klinkctl itself; the agent stays on `default` meanwhile
+#: (os-priority: Lachesis-style nice values, klinkctl.run.os_priority).
+OUTSIDE_POLICIES = ("os-priority",)
+POLICIES = AGENT_POLICIES + OUTSIDE_POLICIES
+#: klink-agent Enforcement: pause (suspend the mailbox, the paper's §5) or priority (nice 19, work-conserving).
+ENFORCEMENTS = ("pause", "priority")
+
+
+class SchedulerOptions(Section):
+    """The policy and the paper's parameters r, h, f, b, C (klink-agent's PolicyConfig); `default` ignores them."""
+
+    policy: str = option("default", "Scheduling policy: default (plain Flink), rr, fcfs, hr, sbox, klink, klink-nomm "
+                         "(the agent inside the TaskManager), os-priority (nice values from outside; local backend, "
+                         "CAP_SYS_NICE).", choices=POLICIES)
+    cycle_ms: int = option(120, "Scheduler: cycle length r.", duration=True, gt=0)
+    history: int = option(400, "Scheduler (klink, LR): epochs of delay history h.", ge=1)
+    confidence: float = option(0.95, "Confidence, 0 < f < 1: Klink's SWM interval f (scheduler) and the sampler's "
+                               "1 - delta.", gt=0, lt=1)
+    memory_bound: float = option(0.8, "Scheduler (klink): memory-used fraction b that starts memory management, "
+                                 "0 < b <= 1.", gt=0, le=1)
+    cores: int | None = option(None, "Scheduler: pipelines (queries) running at once C, for every policy. [cores "
+                               "of the TaskManager]", ge=1)
+    aging: int = option(0, "Scheduler (klink, fcfs, hr, sbox): force in a task that was runnable but not chosen for "
+                        "this many cycles; 0 = off, as in the paper (on, a deviation).", ge=0)
+    strict_slack: bool = option(False, "Scheduler (klink): select C pipelines by slack every cycle, as in the paper, "
+                                "even when all queued work fits in one cycle (default: such cycles pause nothing).",
+                                flag=True)
+    fill_cycle: bool = option(False, "Scheduler (klink): when the C least-slack pipelines hold less work than one "
+                              "cycle's CPU, add further pipelines in slack order until they do (work-conserving; a "
+                              "deviation, the paper runs C).", flag=True)
+    enforce: str = option("pause", "Scheduler: how tasks not chosen are held back: pause (suspend their input, the "
+                          "paper's) or priority (keep running at nice 19: work-conserving; needs CAP_SYS_NICE).",
+                          choices=ENFORCEMENTS)
+    os_priority_period_ms: int = option(1000, "Policy os-priority (Lachesis-style, from outside Flink): how often "
+                                        "input backlogs are read from Flink's REST metrics and task threads' nice "
+                                        "values set; at least 100ms.", duration=True, ge=100)
+
+    @property
+    def agent_policy(self) -> str:
+        """What the TaskManagers' runtime scheduler runs: the policy, or `default` for one run from outside."""
+        return "default" if self.policy in OUTSIDE_POLICIES else self.policy
+
+    def scheduler_params(self) -> dict[str, object]:
+        """The agent's parameter names (java-udfs: io.klink.scheduler.policy.PolicyConfig)."""
+        params: dict[str, object] = {"r": self.cycle_ms, "h": self.history, "f": self.confidence,
+                                     "b": self.memory_bound}
+        if self.cores is not None:
+            params["C"] = self.cores
+        if self.strict_slack:
+            params["strict"] = "true"
+        if self.fill_cycle:
+            params["fill"] = "true"
+        if self.aging:
+            params["age"] = self.aging
+        if self.enforce != "pause":
+            params["enforce"] = self.enforce
+        return params
 
 CONTROL_FILE = "control.json"
 #: The agent polls the control file once a second; a switch takes effect within this long.

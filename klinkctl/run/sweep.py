@@ -28,7 +28,7 @@ import yaml
 
 from klinkctl.errors import KlinkError
 from klinkctl.run.bench import START_LEAD_MS, RunOutcome, drain_ms, run_bench, signals_as_interrupt
-from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, _integer, _normalise
+from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, build, user_settings
 from klinkctl.run.load import apply_load, capacity_path
 from klinkctl.stack.spec import StackSpec
 from klinkctl.files import write_atomically
@@ -62,7 +62,6 @@ INTERLEAVED_FIELD = "policy"
 #: sample, summary (measured 2026-11-22: 4 x 60 000 events/s for 25 s took 55-60 s from start to summary.json,
 #: lead + events + drain = 36 s). The progress bar's ETA corrects it with the runs' actual times.
 RUN_OVERHEAD_S = 20.0
-_TEXT_FIELDS = {f.name for f in fields(BenchConfig) if f.type in ("str", str)}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -194,11 +193,9 @@ def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spe
              settings: dict[str, dict[str, Any]], source: str, warmup: bool) -> PlannedRun:
     """One run; `settings` holds the fixed bench fields (key "fixed") and every variant's."""
     try:
-        config = BenchConfig(**apply_load({**_settings_of(params, spec, settings, source), "seed": seed})).validate()
+        config = build({**_settings_of(params, spec, settings, source), "seed": seed})
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
-    except TypeError as error:
-        raise KlinkError(f"{source}: invalid bench settings: {error}") from None
     return PlannedRun(index, repetition, seed, params, config, warmup)
 
 
@@ -249,14 +246,11 @@ def _field(key: str, value: Any, source: str) -> str:
 
 
 def _bench_fields(settings: dict[str, Any], source: str) -> dict[str, Any]:
-    """Settings as written -> BenchConfig fields, through the bench config's own parser; text settings
-    stay text (YAML reads `generator-cpus: 0` as the number 0, which would mean "not pinned")."""
+    """Settings as written -> BenchConfig fields, through the bench config's own parser."""
     try:
-        values = _normalise(settings, source)
+        return user_settings(settings, source)
     except KlinkError as error:  # a bad value's message names the option, not the file
         raise (error if source in str(error) else KlinkError(f"{source}: {error}")) from None
-    return {name: str(value) if name in _TEXT_FIELDS and not isinstance(value, bool) else value
-            for name, value in values.items()}
 
 
 def _check_settings(spec: SweepSpec, source: str) -> None:
@@ -335,6 +329,12 @@ def _positive_int(value: object, what: str) -> int:
 
 def _non_negative_int(value: object, what: str) -> int:
     return _at_least(0, value, what)
+
+
+def _integer(value: object, what: str) -> int:
+    if isinstance(value, bool) or not re.fullmatch(r"-?[0-9]+", str(value).strip()):  # ASCII digits only
+        raise KlinkError(f"{what} must be a whole number, got {value!r}")
+    return int(str(value).strip())
 
 
 def _at_least(minimum: int, value: object, what: str) -> int:

@@ -386,7 +386,7 @@ def test_cli_confidence_changes_the_intervals(tmp_path):
 def test_cli_an_unknown_grouping_key_is_one_line_listing_the_valid_ones():
     result = invoke(SWEEP, "--group-by", "policy,colour")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
-    assert result.output.startswith("error: unknown grouping key colour; valid: workload, queries, rate")
+    assert result.output.startswith("error: unknown grouping key colour; valid: workload, queries, window_ms")
     assert "group" not in result.stdout.split("error:")[0]  # nothing computed before the error
 
 

@@ -23,11 +23,11 @@ def test_presets_are_the_thesis_settings():
                                                  ("EC", "exp:240ms", "const:1ms"), ("eg", "exp:240ms", "gamma:2:0.5ms")])
 def test_a_preset_at_the_thesis_rate_gives_exactly_the_thesis_models(name, network, gaps):
     config = resolve(None, {"delay": f"preset:{name}", "rate": "1000"})
-    assert (config.network_delay().spec, config.gaps().spec) == (network, gaps)
+    assert (config.network_delay.spec, config.gaps.spec) == (network, gaps)
 
 
 def test_at_other_rates_a_preset_keeps_the_gap_shape_and_follows_the_rate():
-    gaps = resolve(None, {"delay": "preset:EG", "rate": "20000"}).gaps()
+    gaps = resolve(None, {"delay": "preset:EG", "rate": "20000"}).gaps
     assert (gaps.spec, gaps.generator_arg) == ("gamma:2:0.025ms", "gamma:2")
     assert gaps.mean_ms == pytest.approx(0.05)
 
@@ -63,8 +63,8 @@ def test_bench_refuses_a_preset_together_with_its_own_inter_event_model():
 
 
 def test_bench_defaults_to_the_exact_schedule_and_accepts_gaps_from_a_config_file(tmp_path):
-    assert BenchConfig().gaps().generator_arg == "const"
+    assert BenchConfig().gaps.generator_arg == "const"
     config_file = tmp_path / "bursty.yaml"
     config_file.write_text("rate: 2000\ninter-event: gamma:2\ndelay: exp:240ms\n")
     config = resolve(config_file, {})
-    assert (config.gaps().spec, config.network_delay().spec) == ("gamma:2:0.25ms", "exp:240ms")
+    assert (config.gaps.spec, config.network_delay.spec) == ("gamma:2:0.25ms", "exp:240ms")

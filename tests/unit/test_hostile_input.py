@@ -110,8 +110,8 @@ def test_every_sweep_key_is_accepted_or_refused_in_one_line(tmp_path_factory, ke
     (["bench", "ysb", "--delay", "lognormal:200ms:5"], "more than 10 minutes late"),
     (["bench", "ysb", "--k", "3"], "--k applies to the kmeans workload only, not ysb"),
     (["bench", "nyt", "--kmeans-iterations", "3"], "applies to the kmeans workload only"),
-    (["bench", "ysb", "--rate=--5"], "--rate must be a whole number, got '--5'"),
-    (["bench", "ysb", "--rate", "²"], "--rate must be a whole number, got '²'"),
+    (["bench", "ysb", "--rate=--5"], "Invalid value for '--rate': '--5' is not a valid integer"),
+    (["bench", "ysb", "--rate", "²"], "Invalid value for '--rate': '²' is not a valid integer"),
     (["up", "--host", "not a host"], "--host 'not a host' is not an address of this machine"),
 ])
 def test_inputs_that_used_to_crash_or_mislead_are_refused(args, message):

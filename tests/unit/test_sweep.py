@@ -18,7 +18,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.run import sweep as sweeps
 from klinkctl.run.bench import RunOutcome
-from klinkctl.run.config import WORKLOADS, BenchConfig, _normalise
+from klinkctl.run.config import WORKLOADS, BenchConfig, user_settings
 from klinkctl.run.load import capacity_path
 from klinkctl.units import duration_ms
 from klinkctl.run.sweep_cli import eta_s, format_duration
@@ -168,13 +168,13 @@ def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
     ("- just a list", r"a sweep file is a mapping of name, workload, .*; got list"),
     ("workload: ysb\ngrids: {policy: [klink]}", r"unknown key 'grids'; valid: name, workload, repetitions"),
     ("grid: {policy: [klink]}", r"no workload \(e.g. workload: ysb, or grid: \{workload: \[ysb, nyt\]\}\)"),
-    ("workload: ysb\ngrid: {polcy: [klink]}", r"unknown setting 'polcy' in .*grid.yaml \(grid\); valid: .*policy"),
+    ("workload: ysb\ngrid: {polcy: [klink]}", r"unknown setting 'polcy' in .*grid.yaml \(grid\); did you mean 'policy'\?"),
     ("workload: ysb\nfixed: {durration: 3s}", r"unknown setting 'durration' in .*\(fixed\)"),
     ("workload: ysb\ngrid: {policy: klink}", r"grid: 'policy' must be a list of values, e.g. policy: \[klink\]"),
     ("workload: ysb\ngrid: {policy: []}", r"grid: 'policy' has no values"),
     ("workload: ysb\ngrid: {policy: [klink, klink]}", r"grid: 'policy' lists klink more than once"),
     ("workload: ysb\ngrid: {policy: [klink, fifo]}", r"run 2 \(policy=fifo\): unknown policy 'fifo'; valid: default"),
-    ("workload: ysb\ngrid: {rate: [1000, lots]}", r"grid.yaml \(grid\): --rate must be a whole number, got 'lots'"),
+    ("workload: ysb\ngrid: {rate: [1000, lots]}", r"grid.yaml: run 2 \(rate=lots\): --rate must be a whole number, got 'lots'"),
     ("workload: ysb\nfixed: {duration: 10s}\ngrid: {warmup: [5s, 10s]}",
      r"run 2 \(warmup=10s\): --warmup \(10000 ms\) must be shorter than --duration"),
     ("workload: ysb\ngrid: {delay: ['exp:240ms', 'exp:fast']}", r"run 2 \(delay=exp:fast\): malformed delay spec"),
@@ -227,10 +227,10 @@ def write_stand_in_capacities(raw: dict, root: Path) -> None:
     fixed, grid = raw["fixed"], raw.get("grid") or {}
     axes = [grid.get(key, [fixed[key]] if key in fixed else [None]) for key in CAPACITY_CELL_SETTINGS]
     for values in itertools.product(*axes):
-        settings = _normalise({key: value for key, value in zip(CAPACITY_CELL_SETTINGS, values) if value is not None},
+        settings = user_settings({key: value for key, value in zip(CAPACITY_CELL_SETTINGS, values) if value is not None},
                               "test")
         measured = BenchConfig(window_ms=duration_ms(fixed["window"], "window"),
-                               generator_cpus=str(fixed.get("generator-cpus", "")), **settings).validate().to_dict()
+                               generator_cpus=str(fixed.get("generator-cpus", "")), **settings).to_dict()
         path = root / capacity_path(fixed["capacity"], settings)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"kind": "klinkctl-capacity", "version": 1, "workload": "ysb", "rate": 20_000,

@@ -1,0 +1,26 @@
+"""Every bench option, in the order `--help` lists them: each component's own declared section. Light on purpose
+(no NumPy/SciPy), since the CLI is made from it on every start."""
+
+from __future__ import annotations
+
+from klinkctl.generator import GeneratorOptions
+from klinkctl.options import declared
+from klinkctl.run.load import LoadOptions
+from klinkctl.run.scheduler_control import SchedulerOptions
+from klinkctl.sampling import SamplerOptions
+from klinkctl.workloads.options import WORKLOAD_SECTIONS
+
+OPTIONS = declared(*WORKLOAD_SECTIONS, GeneratorOptions, SchedulerOptions, SamplerOptions, LoadOptions)
+
+
+def markdown() -> str:
+    """docs/options.md, made from the declarations (tests/unit/test_options.py keeps the file current)."""
+    from klinkctl.options import markdown_table
+
+    return ("# Bench options\n\nGenerated from the declarations (`python -m klinkctl.run.declared > docs/options.md`);"
+            " the same names work as keys of a `--config` YAML file and of a sweep's `fixed:`, `grid:` and `variants:`."
+            " Durations need a unit (`300ms`, `2s`, `1m`); a bare number is refused.\n\n" + markdown_table(OPTIONS))
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
