@@ -16,8 +16,8 @@ from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event,
 from klinkctl.errors import KlinkError
 from klinkctl.run.load import apply_load, check_load
 from klinkctl.units import duration_ms
+from klinkctl.workloads.names import ACCURACY_WORKLOADS, WORKLOADS
 
-WORKLOADS = ("ysb", "nyt", "lrb", "kmeans")
 #: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
 #: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis'; a
 #: sampler's sub-streams must divide NYT's 1 s slide, so 500 ms there).
@@ -34,8 +34,6 @@ POLICIES = AGENT_POLICIES + OUTSIDE_POLICIES
 #: Samplers in front of each query's window (java-udfs: io.klink.sampler.Samplers.NAMES); `none` = the job's
 #: bounded-out-of-orderness watermarks, every event counted.
 SAMPLERS = ("none", "aion", "aion-minus", "kslack", "aq-kslack")
-#: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
-ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans")
 
 
 @dataclass(frozen=True)
