@@ -10,12 +10,12 @@ import click
 from klinkctl import __version__, prereqs
 from klinkctl.cli import archive, bench, capacity, compare, netem, report, stack, sweep
 from klinkctl.cli.output import printable
-from klinkctl.errors import KlinkError
+from klinkctl.errors import ExitCode, KlinkError
 
 
 class KlinkGroup(click.Group):
-    """Turns KlinkError (and an OS error: a full disk, a permission) into one line on stderr and a non-zero
-    exit, never a traceback."""
+    """Turns KlinkError (and an OS error: a full disk, a permission) into one line on stderr and its exit code
+    (klinkctl.errors.ExitCode), never a traceback."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["klinkctl.argv"] = list(args)
@@ -32,10 +32,10 @@ class KlinkGroup(click.Group):
         except OSError as error:  # a full disk, a permission, a vanished file: the OS's words, in one line
             where = f" ({error.filename})" if getattr(error, "filename", None) else ""
             click.echo(f"error: {printable((error.strerror or str(error)) + where)}", err=True)
-            sys.exit(KlinkError.exit_code)
+            sys.exit(ExitCode.ERROR)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
-            sys.exit(130)
+            sys.exit(ExitCode.INTERRUPTED)
 
 
 @click.group(cls=KlinkGroup)

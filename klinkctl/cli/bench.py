@@ -3,17 +3,19 @@ takes them from here (klinkctl.cli.capacity)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from klinkctl.cli.options import results_option, state_dir_option
+from klinkctl.cli.options import format_option, results_option, state_dir_option
 from klinkctl.cli.output import console, print_summary
 from klinkctl.cli.stack import running_stack
-from klinkctl.errors import KlinkError
+from klinkctl.errors import RunNotCompleted
 
 
 @click.command()
+@format_option  # kept apart from the bench settings below
 @click.argument("workload")
 @state_dir_option
 @results_option
@@ -85,7 +87,8 @@ from klinkctl.errors import KlinkError
               "rate = round(F x its events/s per query).")
 @click.option("--capacity", type=str, help="A capacity.json of `klinkctl capacity` for the same workload and "
               "load settings (the policy and its parameters may differ); needs --load.")
-def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, **options) -> None:
+def bench(fmt: str, workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None,
+          **options) -> None:
     """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench
     from klinkctl.run.config import resolve
@@ -94,7 +97,10 @@ def bench(workload: str, state_dir: Path | None, results_dir: Path, config_file:
     spec, processes = running_stack(state_dir)
     with console.status(f"{workload} run") as spinner:
         outcome = run_bench(spec, config, results_dir, processes, progress=lambda line: spinner.update(line))
-    print_summary(outcome.summary)
-    click.echo(f"results: {outcome.run_dir}")
+    if fmt == "json":
+        click.echo(json.dumps(outcome.summary, indent=2))
+    else:
+        print_summary(outcome.summary)
+    click.echo(f"results: {outcome.run_dir}", err=fmt == "json")
     if outcome.summary["status"] != "completed":
-        raise KlinkError(f"run {outcome.summary['status']}: {outcome.summary['reason']}")
+        raise RunNotCompleted(f"run {outcome.summary['status']}: {outcome.summary['reason']}")

@@ -16,9 +16,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from klinkctl.cli import output
+from klinkctl.cli.options import FORMAT
 from klinkctl.cli.output import console, format_duration
 from klinkctl.cli.stack import running_stack
-from klinkctl.errors import KlinkError
+from klinkctl.errors import KlinkError, RunNotCompleted
 from klinkctl.run.capacity_warmup import AUTO, WARM_AFTER_JOBS, parse_warmup_runs, warmups_needed
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ not reached) and why each probe passed or failed. Takes every bench option but -
 
 
 def capacity_command(bench: click.Command) -> click.Command:
-    shared = [param for param in bench.params if param.name not in SEARCHED]
+    shared = [param for param in bench.params if param.name not in (*SEARCHED, FORMAT)]
     own = [
         click.Option(["--start-rate"], type=int, default=10_000, show_default=True,
                      help="Events/s per query of the first probe."),
@@ -114,7 +115,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
     click.echo(f"capacity.json: {path}")
     if result.bottleneck == ABORTED:
-        raise KlinkError(f"capacity search ended: {result.stopped}")
+        raise RunNotCompleted(f"capacity search ended: {result.stopped}")
 
 
 def _print_result(result: SearchResult, queries: int, took: str) -> None:

@@ -19,3 +19,11 @@ def confidence_level(ctx: click.Context, param: click.Parameter, value: float) -
     if not 0 < value < 1:
         raise click.BadParameter(f"must be between 0 and 1 (exclusive), got {value}")
     return value
+
+
+#: ``--format``'s parameter name (`capacity` leaves it out of the bench options it takes over).
+FORMAT = "fmt"
+#: text: for reading; json: one JSON document on stdout for scripts (messages go to stderr).
+format_option = click.option("--format", FORMAT, type=click.Choice(("text", "json")), default="text",
+                             show_default=True, help="text: for reading; json: one JSON document on stdout "
+                             "for scripts (messages go to stderr).")

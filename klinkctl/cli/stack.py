@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import sys
+import json
+from dataclasses import asdict
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from klinkctl.cli.options import state_dir_option
+from klinkctl.cli.options import format_option, state_dir_option
 from klinkctl.cli.output import console, out
-from klinkctl.errors import KlinkError
+from klinkctl.errors import RunNotCompleted, StackNotRunning
 from klinkctl.netem import control as netem_control
 from klinkctl.paths import resolve_state_dir
 from klinkctl.stack import backends, running
@@ -81,13 +82,26 @@ def _health_line(statuses: list[ComponentStatus]) -> str:
 
 @click.command()
 @state_dir_option
-def status(state_dir: Path | None) -> None:
-    """Each component's state, pid, port, RSS and uptime. Exit 1 if anything is down."""
-    stack = backends.detect(resolve_state_dir(state_dir))
+@format_option
+def status(state_dir: Path | None, fmt: str) -> None:
+    """Each component's state, pid, port, RSS and uptime. Exit 5 if no stack runs or anything is down."""
+    resolved = resolve_state_dir(state_dir)
+    stack = backends.detect(resolved)
     statuses = stack.status() if stack else []
+    healthy = bool(statuses) and all(s.running for s in statuses)
+    if fmt == "json":
+        click.echo(json.dumps({"state_dir": str(resolved), "healthy": healthy,
+                               "components": [asdict(s) for s in statuses]}, indent=2))
+    elif statuses:
+        _print_status_table(statuses)
     if not statuses:
-        click.echo(f"no stack recorded in {resolve_state_dir(state_dir)}; start one with `klinkctl up`")
-        sys.exit(1)
+        raise StackNotRunning(f"no stack recorded in {resolved}; start one with `klinkctl up`")
+    if not healthy:
+        raise StackNotRunning(f"the stack in {resolved} is degraded: "
+                              f"{', '.join(s.name for s in statuses if not s.running)} down")
+
+
+def _print_status_table(statuses: list[ComponentStatus]) -> None:
     table = Table("component", "state", "pid", "port", "rss", "uptime", "detail")
     for s in statuses:
         table.add_row(s.name, "running" if s.running else "DOWN", str(s.pid or "-"), str(s.port or "-"),
@@ -95,8 +109,6 @@ def status(state_dir: Path | None) -> None:
                       f"{s.uptime_s:.0f} s" if s.uptime_s is not None else "-", s.detail)
     out.print(table)
     click.echo(_health_line(statuses))
-    if not all(s.running for s in statuses):
-        sys.exit(1)
 
 
 @click.command()
@@ -136,5 +148,6 @@ def smoke(state_dir: Path | None, results_dir: Path) -> None:
     click.echo(f"windows expected {len(result.expected)}, received {len(result.received)}, "
                f"missing {len(result.missing)}, wrong {len(result.wrong)} -> {result.run_dir}")
     if not result.passed:
-        raise KlinkError(f"smoke job output does not match the expected windows (see {result.run_dir}/windows.csv)")
+        raise RunNotCompleted(f"smoke job output does not match the expected windows "
+                              f"(see {result.run_dir}/windows.csv)")
     click.echo("smoke: PASSED (Kafka -> Flink event-time window -> Kafka)")

@@ -5,6 +5,7 @@ The library (which imports pandas through the bench) is imported inside the comm
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -18,9 +19,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from klinkctl import locks
+from klinkctl.cli.options import format_option
 from klinkctl.cli.output import console, format_duration, out
 from klinkctl.cli.stack import running_stack
-from klinkctl.errors import KlinkError
+from klinkctl.errors import ExitCode, KlinkError, StackNotRunning, SweepIncomplete
 from klinkctl.progress import eta_s
 
 if TYPE_CHECKING:
@@ -38,12 +40,13 @@ if TYPE_CHECKING:
 @click.option("--resume", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="Continue the sweep in this directory (results/<sweep-id>/): runs every run not completed.")
 @click.option("--dry-run", is_flag=True, help="List the runs and the estimated time; start nothing.")
+@format_option
 @click.option("--repetitions", type=click.IntRange(min=1), help="Repetitions of every grid point (overrides "
               "the file's; with --resume it may only grow: the new repetitions are appended).")
 @click.option("--include-invalid", is_flag=True, help="Keep runs invalid for comparison (censored windows, generator "
               "behind) in the cell statistics; by default they are left out and counted.")
 def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume: Path | None, dry_run: bool,
-          repetitions: int | None, include_invalid: bool) -> None:
+          fmt: str, repetitions: int | None, include_invalid: bool) -> None:
     """Run an experiment grid from a sweep file CONFIG (YAML), one bench run per grid point and repetition,
     into results/<sweep-id>/<run-id>/ with an index.csv of every run and its status.
 
@@ -63,13 +66,15 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     fixed, grid and each variant take every `klinkctl bench` setting (same names); a grid value is a
     list. Runs go repetition by repetition, grid point by grid point, the policies and variants of a
     point back to back (their order rotated per repetition). Every run is validated before the first
-    starts. A failed run is recorded and the sweep goes on (exit 2 at the end); Ctrl-C ends the current
+    starts. A failed run is recorded and the sweep goes on (exit 4 at the end); Ctrl-C ends the current
     run as interrupted and stops the sweep; --resume DIR later runs what is not completed. Every run
     directory is kept. See docs/sweep.md.
     """
     from klinkctl.run.sweep_directory import open_sweep
     from klinkctl.run.sweep_plan import read_sweep_file
 
+    if fmt == "json" and not dry_run:
+        raise click.UsageError("--format json lists the planned runs: it needs --dry-run")
     if config is None and resume is None:
         raise KlinkError("no sweep file: klinkctl sweep configs/<name>.yaml, or --resume <sweep dir> to continue one")
     if config is not None and resume is not None:
@@ -79,7 +84,9 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
         spec, runs = existing.spec, existing.unfinished()
     else:
         spec, runs = read_sweep_file(config, repetitions)  # every run validated: nothing started yet
-    if dry_run:
+    if dry_run and fmt == "json":
+        click.echo(_plan_json(runs, existing))
+    elif dry_run:
         _print_plan(runs, existing)
     elif not runs:
         click.echo(f"all {len(existing.runs)} runs of {resume} completed; nothing to run; its cells:")
@@ -114,13 +121,13 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console, include_inva
     console.print(f"sweep {target.directory}: {counts} (index.csv)", soft_wrap=True)
     if outcome.interrupted:
         click.echo(f"interrupted; resume with: klinkctl sweep --resume {target.directory}", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     if outcome.stack_down:
-        raise KlinkError(f"sweep stopped: {outcome.stack_down}; check `klinkctl status`, restart the stack "
+        raise StackNotRunning(f"sweep stopped: {outcome.stack_down}; check `klinkctl status`, restart the stack "
                          f"(`klinkctl down`, `klinkctl up`) and resume with klinkctl sweep --resume {target.directory}")
     if outcome.failed:
         numbers = ", ".join(str(row.index) for row in outcome.failed)
-        raise KlinkError(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
+        raise SweepIncomplete(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
                          f"{target.directory / 'index.csv'}); rerun them with klinkctl sweep --resume {target.directory}")
     print_cells(target, console, include_invalid)
     click.echo(f"all {len(target.runs)} runs completed; figures: klinkctl report {target.directory}")
@@ -245,3 +252,11 @@ def _print_plan(runs: list[PlannedRun], existing: Sweep | None) -> None:
     warmups = sum(run.warmup for run in runs)
     click.echo(f"{len(runs)} runs{f' ({warmups} warm-up)' if warmups else ''}, estimated {format_duration(total)} "
                "(+ the stack's start if none runs)")
+
+
+def _plan_json(runs: list[PlannedRun], existing: Sweep | None) -> str:
+    """The planned runs as a JSON list, in order (with their index.csv status when resuming)."""
+    return json.dumps([{"index": run.index, "repetition": run.repetition, "warmup": run.warmup, "seed": run.seed,
+                        "params": run.params, "estimated_s": run.estimated_s,
+                        **({"status": existing.row(run).status} if existing else {})} for run in runs],
+                      indent=2, default=str)

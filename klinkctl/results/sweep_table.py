@@ -134,7 +134,8 @@ def cells_note_lines(runset: RunSet, cells: pd.DataFrame) -> list[str]:
         groups.sample_size_notes(labelled)
 
 
-def write_cells(directory: Path, grid: dict[str, list[Any]], include_invalid: bool = False) -> tuple[RunSet, pd.DataFrame]:
+def write_cells(directory: Path, grid: dict[str, list[Any]],
+                include_invalid: bool = False) -> tuple[RunSet, pd.DataFrame]:
     """A sweep directory's runs and its cell table, which is written to cells.csv. Raises KlinkError when the
     directory holds no usable runs."""
     runset = load_runset(directory, include_invalid=include_invalid)

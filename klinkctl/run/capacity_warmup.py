@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from klinkctl.errors import KlinkError
+from klinkctl.errors import KlinkError, RunNotCompleted
 
 if TYPE_CHECKING:
     from klinkctl.run.bench import RunOutcome
@@ -57,6 +57,6 @@ def run_warmups(config: BenchConfig, count: int, run: Callable[[BenchConfig, int
         outcome = run(warmup_config, number)
         directories.append(str(outcome.run_dir))
         if outcome.summary.get("status") != "completed":
-            raise KlinkError(f"capacity search ended before its first probe: warm-up run {outcome.run_dir} "
+            raise RunNotCompleted(f"capacity search ended before its first probe: warm-up run {outcome.run_dir} "
                              f"{outcome.summary.get('status')}: {outcome.summary.get('reason')}")
     return directories

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from klinkctl.errors import ComponentFailed, KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
-from klinkctl.stack.docker_engine import SERVICE_LABEL, container_status, docker_client, require_compose_cli, status_order
+from klinkctl.stack.docker_engine import (SERVICE_LABEL, container_status, docker_client, require_compose_cli,
+                                          status_order)
 from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.spec import StackSpec
 from klinkctl.files import write_json

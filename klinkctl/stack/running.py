@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from klinkctl import locks
-from klinkctl.errors import KlinkError
+from klinkctl.errors import StackNotRunning
 from klinkctl.paths import resolve_state_dir
 from klinkctl.progress import Progress, no_progress
 from klinkctl.stack import backends
@@ -25,5 +25,5 @@ def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tu
         stack.up(StackSpec(resolved).validate(), progress=progress)
     spec = stack.recorded_spec()
     if spec is None:
-        raise KlinkError(f"no stack record in {resolved}; run `klinkctl up`")
+        raise StackNotRunning(f"no stack record in {resolved}; run `klinkctl up`")
     return spec, {s.name: s.pid for s in stack.status() if s.pid}

@@ -14,7 +14,7 @@ import yaml
 from click.testing import CliRunner
 
 from klinkctl.cli import main
-from klinkctl.errors import KlinkError
+from klinkctl.errors import ExitCode, KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.run import sweep as sweeps
 from klinkctl.run import sweep_directory, sweep_plan
@@ -203,7 +203,7 @@ def test_a_bad_grid_on_the_command_line_starts_nothing_and_creates_nothing(tmp_p
     monkeypatch.setattr("klinkctl.stack.running.ensure_stack", lambda *_args, **_kwargs: pytest.fail("the stack must not be touched"))
     path = sweep_file(tmp_path, "workload: ysb\ngrid: {policy: [default, klink], rate: [1000, -5]}")
     result = CliRunner().invoke(main, ["sweep", str(path), "--results", str(tmp_path / "results")])
-    assert result.exit_code == 2
+    assert result.exit_code == ExitCode.USAGE
     assert result.output.strip().splitlines() == [
         f"error: {path}: run 3 (policy=default, rate=-5): --rate must be greater than 0, got -5"]
     assert not (tmp_path / "results").exists()
@@ -384,7 +384,7 @@ def test_cli_runs_a_sweep_and_says_how_it_went(tmp_path, monkeypatch, fake_bench
     fake_bench({3: "failed"})
     path = sweep_file(tmp_path, GRID_2X3)
     result = CliRunner().invoke(main, ["sweep", str(path), "--results", str(tmp_path / "results")])
-    assert result.exit_code == 2
+    assert result.exit_code == ExitCode.SWEEP_INCOMPLETE
     (directory,) = (tmp_path / "results").iterdir()
     assert "11 completed, 1 failed" in result.output
     assert result.output.strip().splitlines()[-1] == (
