@@ -12,6 +12,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.netem.links import Runner, check, on_host, probe_netem, probe_netem_on_this_host, require_local_tools
 from klinkctl.netem.namespace import GeneratorNamespace, stop_relays
 from klinkctl.netem.spec import tc_delete, tc_replace, tc_show
+from klinkctl.stack import backends
 from klinkctl.stack.processes import ManagedProcess
 from klinkctl.files import write_json
 
@@ -205,3 +206,9 @@ def _runner(entry: Applied, state_dir: Path, find_container) -> Runner:
             raise KlinkError(f"netem in container {entry.container} needs the compose backend's Docker client")
         return container_runner(find_container(entry.container))
     return on_host
+
+
+def container_finder(state_dir: Path):
+    """The compose stack's container lookup by name (where netem went inside containers), None for a local stack."""
+    stack = backends.detect(state_dir)
+    return stack.container_by_name if stack is not None and stack.name == "compose" else None

@@ -23,7 +23,6 @@ from rich.table import Table
 
 from klinkctl.errors import KlinkError
 from klinkctl.results import groups, stats
-from klinkctl.results.compare_cli import FORMATS
 from klinkctl.results.runs import RunData, expand_inputs, load_run
 
 COLUMNS = groups.GROUP_COLUMNS
@@ -162,7 +161,7 @@ def render(frame: pd.DataFrame, fmt: str) -> str:
     if fmt == "table":
         title, table = _per_run_table(frame) if "windows" in frame else _group_table(frame)
         return title + "\n" + _text(table) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
-    raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    raise ValueError(f"unknown format {fmt!r}: use table, csv or json")
 
 
 def _json_record(record: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.transforms import offset_copy  # noqa: E402
 
-from klinkctl.results.report import SERIES, THROUGHPUT_METRICS  # noqa: E402
+from klinkctl.results.report import THROUGHPUT_METRICS  # noqa: E402
+from klinkctl.results.runset import SERIES  # noqa: E402
 
 #: Policies in the paper's order, so that a policy keeps its colour from figure to figure.
 POLICY_ORDER = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm", "os-priority")

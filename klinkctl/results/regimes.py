@@ -25,7 +25,7 @@ from klinkctl.files import write_atomically
 from klinkctl.results import groups
 from klinkctl.results.ideal_model import ideal_cell
 from klinkctl.errors import KlinkError
-from klinkctl.results.report import Run, RunSet
+from klinkctl.results.runset import Run, RunSet
 
 #: The axes of a cell, as bench settings (config.yaml's names).
 CELL_KEYS = ("queries", "load", "watermark_bound_ms", "delay")

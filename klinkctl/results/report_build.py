@@ -1,120 +1,21 @@
 """`klinkctl report`: every figure whose data exists, as PNG + SVG, and index.html around them.
 
-A figure is a table (``report``) drawn by one function (``plots``); when its table cannot be built
-(``MissingData``) the figure is skipped and the reason goes into the report and onto the console.
+A figure (``report_figures``) is a table (``report``) drawn by one function (``plots``); when its table cannot
+be built (``MissingData``) the figure is skipped and the reason goes into the report and onto the console.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
-
-import pandas as pd
-from matplotlib.figure import Figure
 
 from klinkctl.errors import KlinkError
-from klinkctl.results import plots, regimes, report
-from klinkctl.results.report import MissingData, RunSet
+from klinkctl.results import regimes
+from klinkctl.results.runset import REPORT_DIR, RunSet, load_runset
+from klinkctl.results.report_figures import FIGURES, Section, make_section
 from klinkctl.results.report_html import render_html
 
 INDEX_HTML = "index.html"
-CDF_SHOWN = (40, 50, 75, 90, 95, 99)  # percentiles of Fig. 6b shown in its table
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    """One figure: its file stem, what it shows, the table it plots and how it draws it."""
-
-    key: str
-    title: str
-    shows: str
-    stem: Callable[[RunSet], str]
-    table: Callable[[RunSet], pd.DataFrame]
-    draw: Callable[[pd.DataFrame, RunSet], Figure]
-    shown: Callable[[pd.DataFrame], pd.DataFrame] = lambda table: table
-
-
-def _cdf_shown(table: pd.DataFrame) -> pd.DataFrame:
-    """The CDF table with a column per percentile of CDF_SHOWN (one row per configuration)."""
-    keys = [column for column in table.columns if column not in ("percentile", "latency_ms")]
-    rows = table[table["percentile"].isin(CDF_SHOWN)]
-    wide = rows.set_index([*keys, "percentile"])["latency_ms"].unstack("percentile")
-    wide.columns = [f"p{int(percentile)}_ms" for percentile in wide.columns]
-    return wide.reset_index()
-
-
-def _resources_shown(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean and peak of CPU and RSS per configuration and component (not every second)."""
-    keys = [column for column in table.columns if column not in ("second", "cpu_percent", "rss_mb")]
-    wide = table.groupby(keys, dropna=False)[["cpu_percent", "rss_mb"]].agg(["mean", "max"])
-    wide.columns = [f"{metric}_{statistic}" for metric, statistic in wide.columns]
-    return wide.reset_index()
-
-
-def _shared_bound(runset: report.RunSet) -> float | None:
-    """b, when every run of the set used the same one."""
-    bounds = {run.config["bench"].get("memory_bound") for run in runset.runs}
-    return float(bounds.pop()) if len(bounds) == 1 and None not in bounds else None
-
-
-FIGURES: tuple[FigureSpec, ...] = (
-    FigureSpec("6a", "Mean SWM latency", "Mean over repetitions of each run's mean SWM latency (warm-up "
-               "excluded) against the number of queries, or the load parameter that varies when queries does "
-               "not; one line per policy, error bars = t interval over the repetitions.",
-               lambda rs: f"fig6a_latency_vs_{rs.x_param}", report.latency_means,
-               lambda table, rs: plots.latency_vs(table, rs.x_param, rs.others(rs.x_param))),
-    FigureSpec("6b", "SWM latency CDF", "SWM latency at the 40th to 99th percentile of all windows of a "
-               "configuration's repetitions pooled; one line per policy, one panel per configuration.",
-               lambda rs: "fig6b_latency_cdf", report.latency_percentiles,
-               lambda table, rs: plots.latency_cdf(table, rs.others()), _cdf_shown),
-    FigureSpec("6c", "Slowdown", "Each run's mean SWM latency divided by the mean SWM latency of the same "
-               "policy and parameters with one query (the query alone), against the number of queries; "
-               "error bars = t interval over the repetitions (the baseline's own spread is not included).",
-               lambda rs: "fig6c_slowdown_vs_queries", report.slowdowns,
-               lambda table, rs: plots.slowdown_vs_queries(table, rs.others("queries"))),
-    FigureSpec("6d", "Throughput", "Records/s read by the Flink sources (summary.json → "
-               "throughput.flink_source_records_per_s, measured span) and events/s sent by the generator, "
-               "against the number of queries or the varying load parameter; one line per policy.",
-               lambda rs: f"fig6d_throughput_vs_{rs.x_param}", report.throughputs,
-               lambda table, rs: plots.throughput_vs(table, rs.x_param, rs.others(rs.x_param))),
-    FigureSpec("8", "Memory and CPU over time", "RSS and CPU of each component (resources.csv, one sample per "
-               "second), seconds since the run's first sample, averaged over the repetitions of a "
-               "configuration; colour = policy, line style = the other varying parameters.",
-               lambda rs: "fig8_resources_over_time", report.resources,
-               lambda table, rs: plots.resources_over_time(table, rs.others()), _resources_shown),
-    FigureSpec("mm", "Live heap and memory mode", "Klink's memory management (paper §3.4): the TaskManager's "
-               "live heap after GC over its maximum heap (scheduler.csv memory_used, what Klink compares with b; "
-               "dotted: b when all runs share it) and the share of each second's cycles decided in memory mode; "
-               "seconds since the run's first cycle, averaged over the repetitions of a configuration.",
-               lambda rs: "memory_mode_over_time", report.memory_mode,
-               lambda table, rs: plots.memory_over_time(table, rs.others(), _shared_bound(rs))),
-    FigureSpec("9c", "Estimator accuracy", "Percentage of SWMs ingested inside the interval the estimator "
-               "predicted for them (summary.json → estimator, warm-up excluded), by delay model; one bar per "
-               "estimator and confidence f (dotted: the target f); error bars = t interval over the runs. Below: "
-               "the intervals' median width and the point estimate's mean |error| (means over the runs); SWMs "
-               "not scored are counted per reason in summary.json → estimator → skipped.",
-               lambda rs: "fig9c_estimator_accuracy", report.estimator_accuracy,
-               lambda table, rs: plots.estimator_accuracy(table, rs.others("delay", "confidence"))),
-    FigureSpec("9d", "Scheduler overhead", "Mean time the runtime scheduler takes per cycle (collect, decide, "
-               "pause/resume; summary.json → scheduler, from scheduler.csv cycle_ns) as a percentage of the "
-               "cycle length r: the share of one core the scheduler thread uses; by confidence f, per policy.",
-               lambda rs: "fig9d_scheduler_overhead", report.scheduler_overhead,
-               lambda table, rs: plots.scheduler_overhead(table, rs.others("confidence"))),
-)
-
-
-@dataclass
-class Section:
-    """A figure of the report: written (files, table, png) or skipped (reason)."""
-
-    spec: FigureSpec
-    stem: str
-    files: list[Path] = field(default_factory=list)
-    table: pd.DataFrame | None = None
-    png: bytes | None = None
-    skipped: str | None = None
-    figure: Figure | None = None
 
 
 @dataclass
@@ -138,8 +39,8 @@ def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.
                  include_invalid: bool = False) -> ReportOutcome:
     """Load the runs under ``root``, write every figure whose data exists and index.html to
     ``out_dir`` (default ``root``/report). Raises KlinkError (one line) on bad input."""
-    runset = report.load_runset(root, confidence, include_invalid)
-    out_dir = out_dir or root / report.REPORT_DIR
+    runset = load_runset(root, confidence, include_invalid)
+    out_dir = out_dir or root / REPORT_DIR
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -150,18 +51,3 @@ def build_report(root: Path, out_dir: Path | None = None, confidence: float = 0.
     regime_files = regimes.write_regimes(regime_table, out_dir) if regime_table is not None else []
     html.write_text(render_html(runset, sections, regime_table), encoding="utf-8")
     return ReportOutcome(out_dir, html, runset, sections, regime_files)
-
-
-def make_section(spec: FigureSpec, runset: RunSet, out_dir: Path) -> Section:
-    """The figure of ``spec`` drawn and saved, or skipped with the reason its data is missing."""
-    section = Section(spec, spec.stem(runset))
-    try:
-        table = spec.table(runset)
-    except MissingData as missing:
-        section.skipped = str(missing)
-        return section
-    figure = spec.draw(table, runset)
-    section.files = plots.save(figure, out_dir, section.stem)
-    section.table, section.figure = spec.shown(table), figure
-    section.png = next(path for path in section.files if path.suffix == ".png").read_bytes()
-    return section

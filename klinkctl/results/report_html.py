@@ -13,10 +13,11 @@ import pandas as pd
 
 from klinkctl import __version__
 from klinkctl.results import regimes
-from klinkctl.results.report import SERIES, RunSet, run_table
+from klinkctl.results.report import run_table
+from klinkctl.results.runset import SERIES, RunSet
 
 if TYPE_CHECKING:
-    from klinkctl.results.report_build import Section
+    from klinkctl.results.report_figures import Section
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }

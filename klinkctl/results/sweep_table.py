@@ -13,19 +13,21 @@ value the sweep file lists) with a Welch CI across runs and a verdict (``groups`
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from klinkctl.results import groups
-from klinkctl.results.report import Run, RunSet
-from klinkctl.results import stats
+from klinkctl.files import write_atomically
+from klinkctl.results import groups, stats
+from klinkctl.results.runset import Run, RunSet, load_runset
 from klinkctl.results.tables import generation_end_ms, measured_rows, read_table
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
 BASELINE_KEYS = ("variant", "policy", "sampler")
 VARIANT = "variant"
+CELLS_FILE = "cells.csv"
 LOAD = ("generator_events_per_s", "source_records_per_s", "generator_behind", "taskmanager_cpu_percent",
         "latency_growth")
 ACCURACY = {"mean_error": "mean_error", "max_error": "max_error", "within_target": "within_target_fraction",
@@ -130,3 +132,13 @@ def cells_note_lines(runset: RunSet, cells: pd.DataFrame) -> list[str]:
                                                                           if k in runset.varying], False)})
     return list(filter(None, [groups.invalid_line(runs, runset.include_invalid)])) + \
         groups.sample_size_notes(labelled)
+
+
+def write_cells(directory: Path, grid: dict[str, list[Any]],
+                include_invalid: bool = False) -> tuple[RunSet, pd.DataFrame]:
+    """A sweep directory's runs and its cell table, which is written to cells.csv. Raises KlinkError when the
+    directory holds no usable runs."""
+    runset = load_runset(directory, include_invalid=include_invalid)
+    cells = cell_table(runset, baseline(grid))
+    write_atomically(directory / CELLS_FILE, cells.to_csv(index=False))
+    return runset, cells

@@ -21,7 +21,7 @@ from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
 from klinkctl.run import os_priority, scheduler_control
-from klinkctl.errors import KlinkError, one_line
+from klinkctl.errors import KlinkError, RunNotCompleted, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
 from klinkctl.results import accuracy, windows
@@ -217,7 +217,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
         try:
             write_summary(run_dir, summary)
         except OSError as error:  # a full or read-only disk: say so in one line, keep what was written
-            raise KlinkError(f"{run_dir}: could not write summary.json ({one_line(error)}); the run ended "
+            raise RunNotCompleted(f"{run_dir}: could not write summary.json ({one_line(error)}); the run ended "
                              f"{summary['status']}{': ' + summary['reason'] if summary.get('reason') else ''}; "
                              "the rows written before are kept") from None
     return RunOutcome(run_dir, summary)

@@ -1,13 +1,10 @@
 """Maximum sustainable rate of a bench configuration on the running stack (`klinkctl capacity`).
 
-Sustainable, after Karimov et al., ICDE'18 ("Benchmarking distributed stream data processing systems"): over
-a probe run, (a) the SWM latency does not trend upward, (b) Flink's sources read what the generator offered,
-(c) the generator kept its schedule. The thresholds are ``Thresholds``; docs/capacity.md explains them.
-
-Three layers, the first two pure (no stack, no files): ``assess`` judges one probe from its summary and its
-windows; ``search`` finds the capacity from any probe callback (exponential ramp, then bisection);
-``bench_probe`` probes with real bench runs and ``write_capacity`` stores the result. Runs at a fraction of a
-capacity (``--load``): klinkctl.run.load.
+Three layers: ``klinkctl.run.capacity_criteria.assess`` judges one probe (sustainable or not) from its
+summary and its windows; ``search`` finds the capacity from any probe callback (exponential ramp, then
+bisection), pure; ``bench_probe`` probes with real bench runs and ``write_capacity`` stores the result.
+Warm-up runs before the first probe: klinkctl.run.capacity_warmup. Runs at a fraction of a capacity
+(``--load``): klinkctl.run.load.
 """
 
 from __future__ import annotations
@@ -15,196 +12,21 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from scipy import stats
-
-from klinkctl.results import stats as latency_stats
-from klinkctl.results.validity import MAX_LAG_FRACTION
 from klinkctl.errors import KlinkError
-from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 from klinkctl.files import write_json
+from klinkctl.run.capacity_criteria import (ABORTED, FLINK, GENERATOR, SUSTAINABLE, UNSTEADY, Assessment, Thresholds,
+                                            assess, measured_rates, measured_windows)
+from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
 #: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
 PROBE_DURATION_MS = 30_000
 PROBE_WARMUP_MS = 6_000
-#: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
-METRICS_RESOLUTION_S = 1.0
 
-SUSTAINABLE, FLINK, GENERATOR, ABORTED = "sustainable", "flink", "generator", "aborted"
-UNSTEADY = "unsteady"  # failed while latency fell steeply: the job was still catching up from its start
 NOT_REACHED = "not reached (limit)"
-
-
-# ---------------------------------------------------------------- one probe: sustainable or not (pure)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """When a probe is sustainable. Defaults: docs/capacity.md."""
-
-    min_read_fraction: float = 0.99  # (b) Flink's sources read at least this share of what was offered
-    max_lag_fraction: float = MAX_LAG_FRACTION  # (c) generator p99 send lag at most this share of the mean latency
-    min_achieved_fraction: float = 0.99  # (c) the generator offered at least this share of the target rate
-    max_growth_fraction: float = 0.20  # (a) latency may not grow by more than this share of its mean over the span...
-    confidence: float = 0.95  # (a) ...with the Theil-Sen slope's CI at this level entirely above 0
-    min_trend_windows: int = 4  # (a) fewer measured windows: no trend can be decided (the criterion passes)
-
-
-@dataclass(frozen=True)
-class Criterion:
-    passed: bool
-    why: str
-    values: dict
-
-
-@dataclass(frozen=True)
-class Assessment:
-    verdict: str  # SUSTAINABLE, FLINK (Flink is the bottleneck), GENERATOR (the generator is), ABORTED
-    why: str
-    criteria: dict[str, Criterion] = field(default_factory=dict)
-
-
-def latency_trend(window_end_ms: np.ndarray, latency_ms: np.ndarray, thresholds: Thresholds) -> Criterion:
-    """(a) Theil-Sen slope of SWM latency over window end time: a trend is a slope whose CI lies above 0 and
-    that grows the latency by more than max_growth_fraction of its mean over the measured span."""
-    n = len(latency_ms)
-    if n < thresholds.min_trend_windows:
-        return Criterion(True, f"only {n} measured windows, fewer than {thresholds.min_trend_windows}: no trend "
-                               "can be decided", {"windows": n})
-    trend = latency_stats.latency_trend(window_end_ms, latency_ms, thresholds.confidence)
-    if trend is None:
-        return Criterion(True, f"all {n} windows end at the same time: no trend can be decided", {"windows": n})
-    values = {"windows": n, **trend}
-    slope, (low, high), mean = trend["slope_ms_per_s"], trend["slope_ci_ms_per_s"], trend["mean_ms"]
-    growth, span_s = trend["growth_fraction"], trend["span_s"]
-    described = (f"latency slope {slope:+.1f} ms/s (CI {low:+.1f}..{high:+.1f}), {growth:+.0%} of the mean "
-                 f"{mean:.0f} ms over {span_s:.0f} s")
-    if low > 0 and growth > thresholds.max_growth_fraction:
-        return Criterion(False, f"{described}: latency trends upward (limit {thresholds.max_growth_fraction:.0%})",
-                         values)
-    return Criterion(True, described, values)
-
-
-@dataclass(frozen=True)
-class ReadRate:
-    """Events/s over the measured span: what the generator sent and what Flink's sources read, each the slope
-    of a least-squares line through the cumulative count (SciPy linregress)."""
-
-    offered_per_s: float
-    read_per_s: float
-    span_s: float  # of Flink's samples in the fit
-    metrics_lag_ms: int  # Flink's counters trail the events by this much (REST fetch + start); the span is shifted
-
-
-def read_rate(throughput: pd.DataFrame, sent: pd.DataFrame, generation_start_ms: int, warmup_ms: int,
-              duration_ms: int) -> ReadRate | None:
-    """Rates of the measured span [warm-up end, generation end]. Flink's source counters reach the REST API
-    with a lag of one fetch interval or more (3-4 s on a busy machine), so a per-second mean over the span
-    misses up to a second's events at each end: the cumulative count is fitted instead, over the span shifted
-    by the lag (the time from the generation's start to the first events read)."""
-    sources = throughput[throughput["job_vertex"].str.contains("/source", regex=False)] if not throughput.empty \
-        else throughput
-    if sources.empty or sent.empty:
-        return None
-    reading = sources[sources["records_in_per_s"] > 0]
-    if reading.empty:
-        return None
-    lag_ms = max(0, int(reading["time"].min()) - generation_start_ms)
-    read = _cumulative_reads(sources)
-    start, end = generation_start_ms + warmup_ms + lag_ms, generation_start_ms + duration_ms + lag_ms
-    read = read[(read.index >= start) & (read.index <= end)]
-    seconds = sent[(sent["second"] >= warmup_ms // 1000) & (sent["second"] < duration_ms // 1000)]
-    if len(read) < 4 or len(seconds) < 2:
-        return None
-    seconds_read = read.index.to_numpy() / 1000
-    fit = stats.linregress(seconds_read, read.to_numpy())
-    offered = stats.linregress(seconds["second"], seconds["sent"].cumsum()).slope
-    return ReadRate(float(offered), float(fit.slope), float(np.ptp(seconds_read)), lag_ms)
-
-
-def _cumulative_reads(sources: pd.DataFrame) -> pd.Series:
-    """Events read by all sources together up to each sample time, from each source's rate x the time since its
-    previous sample (throughput.csv keeps rates; the first sample of each source is the zero point)."""
-    frame = sources.sort_values("time")
-    gap_s = frame.groupby("job_vertex")["time"].diff() / 1000
-    counts = (frame["records_in_per_s"] * gap_s).fillna(0.0)
-    per_source = frame.assign(events=counts.groupby(frame["job_vertex"]).cumsum())
-    table = per_source.pivot_table(index="time", columns="job_vertex", values="events", aggfunc="last")
-    return table.ffill().fillna(0.0).sum(axis=1)
-
-
-def falling(trend: Criterion, thresholds: Thresholds) -> bool:
-    """Latency fell significantly, by more than max_growth_fraction of its mean over the span: a job that
-    cannot keep up does not shrink its backlog, so the run had not reached steady state (typically the first
-    job on a fresh TaskManager, whose JIT warms up for seconds into the measured span)."""
-    values = trend.values
-    return "slope_ci_ms_per_s" in values and values["slope_ci_ms_per_s"][1] < 0 \
-        and values["growth_fraction"] < -thresholds.max_growth_fraction
-
-
-def source_read(rate: ReadRate | None, thresholds: Thresholds) -> Criterion:
-    """(b) Flink's sources read at least min_read_fraction of the events offered, give or take the resolution
-    of Flink's counters: they are up to one fetch interval stale at either end of the span, so a shortfall of
-    METRICS_RESOLUTION_S worth of events over the span is within measurement error."""
-    if rate is None or rate.offered_per_s <= 0 or rate.span_s <= 0:
-        return Criterion(False, "no throughput measured (generator or Flink sources)", {})
-    fraction, resolution = rate.read_per_s / rate.offered_per_s, METRICS_RESOLUTION_S / rate.span_s
-    values = {**asdict(rate), "read_fraction": fraction, "resolution": resolution}
-    described = (f"Flink read {fraction:.1%} (± {resolution:.1%}) of the {rate.offered_per_s:.0f} events/s "
-                 "offered")
-    if fraction + resolution < thresholds.min_read_fraction:
-        return Criterion(False, f"{described} (needs {thresholds.min_read_fraction:.0%})", values)
-    return Criterion(True, described, values)
-
-
-def generator_schedule(target_per_s: float, achieved_per_s: float | None, lag_p99_ms: float | None,
-                       mean_latency_ms: float | None, thresholds: Thresholds) -> Criterion:
-    """(c) The generator sent at the target rate, and on time: its p99 send lag is small against the latency it
-    would hide (the rule that makes a run invalid for comparison, results.validity), not the share of events
-    > 10 ms late, which is 1–3 % in almost every run on a 2-core machine and says little."""
-    achieved = (achieved_per_s or 0.0) / target_per_s
-    lag_limit = thresholds.max_lag_fraction * (mean_latency_ms or 0.0)
-    lag = lag_p99_ms if lag_p99_ms is not None else float("inf")
-    values = {"target_per_s": target_per_s, "achieved_per_s": achieved_per_s, "achieved_fraction": achieved,
-              "lag_p99_ms": lag_p99_ms, "lag_limit_ms": lag_limit}
-    described = f"generator sent {achieved:.1%} of {target_per_s:.0f} events/s, p99 send lag {lag:.0f} ms"
-    if achieved < thresholds.min_achieved_fraction or lag > lag_limit:
-        return Criterion(False, f"{described} (needs {thresholds.min_achieved_fraction:.0%} and a lag of at most "
-                                f"{thresholds.max_lag_fraction:.0%} of the mean latency, {lag_limit:.0f} ms)", values)
-    return Criterion(True, described, values)
-
-
-def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_per_s: float,
-           thresholds: Thresholds = Thresholds()) -> Assessment:
-    """A probe's verdict from its summary.json, its measured windows (window_end, swm_latency_ms) and rates.
-    The generator is the bottleneck only when it missed its schedule while Flink read everything offered."""
-    if summary.get("status") != "completed":
-        return Assessment(ABORTED, f"run {summary.get('status')}: {summary.get('reason') or 'no reason given'}")
-    throughput, gen = summary.get("throughput") or {}, summary.get("generator") or {}
-    criteria = {
-        "latency_trend": latency_trend(windows["window_end"].to_numpy(), windows["swm_latency_ms"].to_numpy(),
-                                       thresholds),
-        "source_read": source_read(rate, thresholds),
-        "generator": generator_schedule(target_per_s, throughput.get("generator_events_per_s"),
-                                        gen.get("lag_p99_ms"), (summary.get("swm_latency_ms") or {}).get("mean"),
-                                        thresholds),
-    }
-    failed = [c.why for c in criteria.values() if not c.passed]
-    if not failed:
-        return Assessment(SUSTAINABLE, "; ".join(c.why for c in criteria.values()), criteria)
-    if falling(criteria["latency_trend"], thresholds):
-        return Assessment(UNSTEADY, f"{criteria['latency_trend'].why}: latency fell, the job was still catching "
-                                    "up from its start (not steady state); " + "; ".join(failed), criteria)
-    if not criteria["generator"].passed and criteria["source_read"].passed and criteria["latency_trend"].passed:
-        return Assessment(GENERATOR, criteria["generator"].why + "; " + criteria["source_read"].why, criteria)
-    return Assessment(FLINK, "; ".join(failed), criteria)
-
-
 # ---------------------------------------------------------------- the search (pure: a function of a probe callback)
 
 
@@ -356,28 +178,6 @@ def write_capacity(path: Path, document: dict) -> Path:
 def probe_config(config, rate: int):
     """The bench config of the probe at this rate (load and capacity cleared: the probe runs at a given rate)."""
     return config.changed(rate=rate, load=None, capacity="")
-
-
-def measured_rates(run_dir: Path, summary: dict, config) -> ReadRate | None:
-    """read_rate of a run directory (throughput.csv, generator.csv)."""
-    from klinkctl.results.tables import read_table
-
-    if not summary.get("warmup_until_ms"):
-        return None
-    return read_rate(read_table(run_dir / "throughput.csv"), read_table(run_dir / "generator.csv"),
-                     summary["warmup_until_ms"] - config.warmup_ms, config.warmup_ms, config.duration_ms)
-
-
-def measured_windows(run_dir: Path, summary: dict, config) -> pd.DataFrame:
-    """latency.csv's windows after the warm-up that end before the generation's end."""
-    from klinkctl.results.tables import measured_rows, read_table
-
-    latency = read_table(run_dir / "latency.csv")
-    if latency.empty:
-        return pd.DataFrame({"window_end": [], "swm_latency_ms": []})
-    warmup_until = summary.get("warmup_until_ms")
-    end = warmup_until - config.warmup_ms + config.duration_ms if warmup_until else None
-    return measured_rows(latency, end)[["window_end", "swm_latency_ms"]].dropna()
 
 
 def bench_probe(config, run: Callable, thresholds: Thresholds) -> ProbeFunction:

@@ -3,12 +3,13 @@ event_time, exact_results and window_errors."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, cast
 
 from klinkctl.errors import KlinkError
+from klinkctl.workloads.options import WORKLOADS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,9 +36,6 @@ class Workload(Protocol):
 
 
 def get(name: str) -> Workload:
-    from klinkctl.workloads import kmeans, lrb, nyt, ysb  # they import run.config, which must not import this package
-
-    modules: dict[str, ModuleType] = {"ysb": ysb, "nyt": nyt, "lrb": lrb, "kmeans": kmeans}
-    if name not in modules:
-        raise KlinkError(f"unknown workload {name!r}; valid: {', '.join(modules)}")
-    return cast(Workload, modules[name])
+    if name not in WORKLOADS:
+        raise KlinkError(f"unknown workload {name!r}; valid: {', '.join(WORKLOADS)}")
+    return cast(Workload, importlib.import_module(f"klinkctl.workloads.{name}"))

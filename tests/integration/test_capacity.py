@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from klinkctl.run.capacity_cli import WARM_AFTER_JOBS
+from klinkctl.run.capacity_warmup import WARM_AFTER_JOBS
 
 pytestmark = pytest.mark.integration
 

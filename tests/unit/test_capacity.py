@@ -11,11 +11,11 @@ import pytest
 
 from klinkctl.errors import KlinkError
 from klinkctl import flink_jobs
-from klinkctl.run import capacity as cap
-from klinkctl.run import capacity_cli
+from klinkctl.run import capacity as cap, capacity_criteria as criteria
+from klinkctl.run import capacity_warmup
 from klinkctl.run.config import BenchConfig
 
-THRESHOLDS = cap.Thresholds()
+THRESHOLDS = criteria.Thresholds()
 
 
 def windows(latency_ms, every_ms: int = 1000) -> pd.DataFrame:
@@ -29,8 +29,8 @@ def summary(offered=40_000.0, lag_p99_ms=2.0, status="completed", mean_latency_m
             "swm_latency_ms": {"mean": mean_latency_ms}}
 
 
-def rates(offered=40_000.0, read=40_000.0, span_s=15.0) -> cap.ReadRate:
-    return cap.ReadRate(offered, read, span_s, 900)
+def rates(offered=40_000.0, read=40_000.0, span_s=15.0) -> criteria.ReadRate:
+    return criteria.ReadRate(offered, read, span_s, 900)
 
 
 FLAT = 1200 + 40 * np.random.default_rng(1).standard_normal(16)  # noisy, no trend
@@ -41,15 +41,15 @@ GROWING = np.linspace(1200, 4000, 16)  # overload: the backlog grows
 
 
 def test_flat_latency_full_read_and_a_kept_schedule_are_sustainable():
-    verdict = cap.assess(summary(), windows(FLAT), rates(), 40_000)
-    assert verdict.verdict == cap.SUSTAINABLE
+    verdict = criteria.assess(summary(), windows(FLAT), rates(), 40_000)
+    assert verdict.verdict == criteria.SUSTAINABLE
     assert all(c.passed for c in verdict.criteria.values())
     assert set(verdict.criteria) == {"latency_trend", "source_read", "generator"}
 
 
 def test_latency_growing_over_the_run_is_not_sustainable_even_if_flink_read_everything():
-    verdict = cap.assess(summary(), windows(GROWING), rates(), 40_000)
-    assert verdict.verdict == cap.FLINK
+    verdict = criteria.assess(summary(), windows(GROWING), rates(), 40_000)
+    assert verdict.verdict == criteria.FLINK
     trend = verdict.criteria["latency_trend"]
     assert not trend.passed and "trends upward" in trend.why
     assert trend.values["slope_ci_ms_per_s"][0] > 0 and trend.values["growth_fraction"] > THRESHOLDS.max_growth_fraction
@@ -57,65 +57,65 @@ def test_latency_growing_over_the_run_is_not_sustainable_even_if_flink_read_ever
 
 def test_a_significant_but_small_rise_is_not_a_trend():
     small = np.linspace(1200, 1300, 16)  # +8 % of the mean over the span: significant, below the 20 % limit
-    trend = cap.latency_trend(windows(small)["window_end"].to_numpy(), small, THRESHOLDS)
+    trend = criteria.latency_trend(windows(small)["window_end"].to_numpy(), small, THRESHOLDS)
     assert trend.passed and trend.values["slope_ci_ms_per_s"][0] > 0
     assert trend.values["growth_fraction"] == pytest.approx(100 / 1250, rel=0.01)
 
 
 def test_a_large_but_noisy_rise_without_a_significant_slope_is_not_a_trend():
     noisy = np.array([500, 4000, 400, 3900, 600, 4100, 450, 3000.0])
-    trend = cap.latency_trend(windows(noisy)["window_end"].to_numpy(), noisy, THRESHOLDS)
+    trend = criteria.latency_trend(windows(noisy)["window_end"].to_numpy(), noisy, THRESHOLDS)
     assert trend.passed and trend.values["slope_ci_ms_per_s"][0] <= 0
 
 
 def test_too_few_windows_decide_no_trend_and_say_so():
-    trend = cap.latency_trend(np.array([1, 2, 3]), np.array([100.0, 2000.0, 9000.0]), THRESHOLDS)
+    trend = criteria.latency_trend(np.array([1, 2, 3]), np.array([100.0, 2000.0, 9000.0]), THRESHOLDS)
     assert trend.passed and "only 3 measured windows" in trend.why
 
 
 def test_flink_reading_less_than_99_percent_of_what_was_offered_is_not_sustainable():
-    verdict = cap.assess(summary(), windows(FLAT), rates(read=36_000, span_s=20), 40_000)  # 90 % (± 5 %)
-    assert verdict.verdict == cap.FLINK and "Flink read 90.0% (± 5.0%)" in verdict.why
-    assert cap.assess(summary(), windows(FLAT), rates(read=39_700), 40_000).verdict == cap.SUSTAINABLE  # 99.25 %
+    verdict = criteria.assess(summary(), windows(FLAT), rates(read=36_000, span_s=20), 40_000)  # 90 % (± 5 %)
+    assert verdict.verdict == criteria.FLINK and "Flink read 90.0% (± 5.0%)" in verdict.why
+    assert criteria.assess(summary(), windows(FLAT), rates(read=39_700), 40_000).verdict == criteria.SUSTAINABLE  # 99.25 %
 
 
 def test_a_shortfall_within_a_second_of_events_over_the_span_is_measurement_error():
-    within = cap.assess(summary(), windows(FLAT), rates(read=37_800, span_s=20), 40_000)  # 94.5 % + 5 % >= 99 %
-    assert within.verdict == cap.SUSTAINABLE
-    beyond = cap.assess(summary(), windows(FLAT), rates(read=37_400, span_s=20), 40_000)  # 93.5 % + 5 % < 99 %
-    assert beyond.verdict == cap.FLINK
+    within = criteria.assess(summary(), windows(FLAT), rates(read=37_800, span_s=20), 40_000)  # 94.5 % + 5 % >= 99 %
+    assert within.verdict == criteria.SUSTAINABLE
+    beyond = criteria.assess(summary(), windows(FLAT), rates(read=37_400, span_s=20), 40_000)  # 93.5 % + 5 % < 99 %
+    assert beyond.verdict == criteria.FLINK
 
 
 def test_a_generator_behind_schedule_while_flink_reads_everything_is_generator_bound():
-    late = cap.assess(summary(lag_p99_ms=80), windows(FLAT), rates(), 40_000)  # limit: 5 % of 1 000 ms
-    assert late.verdict == cap.GENERATOR and "p99 send lag 80 ms" in late.why and "50 ms" in late.why
-    assert cap.assess(summary(lag_p99_ms=40), windows(FLAT), rates(), 40_000).verdict == cap.SUSTAINABLE
-    short = cap.assess(summary(offered=36_000), windows(FLAT), rates(36_000, 36_000), 40_000)  # sent 90 % of the target
-    assert short.verdict == cap.GENERATOR
+    late = criteria.assess(summary(lag_p99_ms=80), windows(FLAT), rates(), 40_000)  # limit: 5 % of 1 000 ms
+    assert late.verdict == criteria.GENERATOR and "p99 send lag 80 ms" in late.why and "50 ms" in late.why
+    assert criteria.assess(summary(lag_p99_ms=40), windows(FLAT), rates(), 40_000).verdict == criteria.SUSTAINABLE
+    short = criteria.assess(summary(offered=36_000), windows(FLAT), rates(36_000, 36_000), 40_000)  # sent 90 % of the target
+    assert short.verdict == criteria.GENERATOR
 
 
 def test_a_generator_behind_while_flink_also_falls_behind_is_flinks_limit():
-    verdict = cap.assess(summary(offered=38_000, lag_p99_ms=400), windows(GROWING), rates(38_000, 30_000), 40_000)
-    assert verdict.verdict == cap.FLINK
+    verdict = criteria.assess(summary(offered=38_000, lag_p99_ms=400), windows(GROWING), rates(38_000, 30_000), 40_000)
+    assert verdict.verdict == criteria.FLINK
 
 
 def test_a_failure_while_latency_falls_steeply_is_a_start_up_transient_not_a_verdict():
     catching_up = np.linspace(10_000, 5_000, 14)  # the first job on a fresh TaskManager: read 55 % of the span
-    verdict = cap.assess(summary(lag_p99_ms=90), windows(catching_up), rates(read=22_000), 40_000)
-    assert verdict.verdict == cap.UNSTEADY and "not steady state" in verdict.why and "Flink read 55.0%" in verdict.why
-    assert cap.assess(summary(), windows(catching_up), rates(), 40_000).verdict == cap.SUSTAINABLE  # caught up
+    verdict = criteria.assess(summary(lag_p99_ms=90), windows(catching_up), rates(read=22_000), 40_000)
+    assert verdict.verdict == criteria.UNSTEADY and "not steady state" in verdict.why and "Flink read 55.0%" in verdict.why
+    assert criteria.assess(summary(), windows(catching_up), rates(), 40_000).verdict == criteria.SUSTAINABLE  # caught up
     gentle = np.linspace(1_300, 1_200, 14)  # falling by less than 20 %: a failure is a failure
-    assert cap.assess(summary(), windows(gentle), rates(read=20_000), 40_000).verdict == cap.FLINK
+    assert criteria.assess(summary(), windows(gentle), rates(read=20_000), 40_000).verdict == criteria.FLINK
 
 
 def test_a_failed_run_aborts_with_its_reason():
-    verdict = cap.assess(summary(status="failed"), windows([]), None, 40_000)
-    assert verdict.verdict == cap.ABORTED and "job x ended as FAILED" in verdict.why
+    verdict = criteria.assess(summary(status="failed"), windows([]), None, 40_000)
+    assert verdict.verdict == criteria.ABORTED and "job x ended as FAILED" in verdict.why
 
 
 def test_no_throughput_measured_is_not_sustainable():
-    verdict = cap.assess(summary(), windows(FLAT), None, 40_000)
-    assert verdict.verdict == cap.FLINK and "no throughput measured" in verdict.why
+    verdict = criteria.assess(summary(), windows(FLAT), None, 40_000)
+    assert verdict.verdict == criteria.FLINK and "no throughput measured" in verdict.why
 
 
 def throughput_table(read_per_s: float, start_ms: int, lag_ms: int, seconds: int, queries: int = 2) -> pd.DataFrame:
@@ -135,7 +135,7 @@ def sent_table(per_s: int, seconds: int) -> pd.DataFrame:
 
 
 def test_read_rate_fits_the_cumulative_reads_over_the_span_shifted_by_the_counters_lag():
-    rate = cap.read_rate(throughput_table(9_000, 1_000_000, 2_500, 20), sent_table(10_000, 20), 1_000_000,
+    rate = criteria.read_rate(throughput_table(9_000, 1_000_000, 2_500, 20), sent_table(10_000, 20), 1_000_000,
                          5_000, 20_000)
     assert rate.metrics_lag_ms == pytest.approx(2_500, abs=1_100)
     assert rate.offered_per_s == pytest.approx(10_000) and rate.read_per_s == pytest.approx(9_000, rel=0.01)
@@ -143,9 +143,9 @@ def test_read_rate_fits_the_cumulative_reads_over_the_span_shifted_by_the_counte
 
 
 def test_read_rate_without_flink_samples_is_none():
-    assert cap.read_rate(pd.DataFrame(), sent_table(10, 20), 0, 5_000, 20_000) is None
+    assert criteria.read_rate(pd.DataFrame(), sent_table(10, 20), 0, 5_000, 20_000) is None
     silent = throughput_table(0, 1_000_000, 0, 20)
-    assert cap.read_rate(silent, sent_table(10, 20), 1_000_000, 5_000, 20_000) is None
+    assert criteria.read_rate(silent, sent_table(10, 20), 1_000_000, 5_000, 20_000) is None
 
 
 # ---------------------------------------------------------------- the search, with a fake probe
@@ -160,13 +160,13 @@ def machine(capacity: float, generator_limit: float = math.inf, fail_at: int | N
     def probe(rate: int) -> cap.Probe:
         rates.append(rate)
         if len(rates) <= unsteady:
-            return cap.Probe(rate, cap.Assessment(cap.UNSTEADY, "latency fell"))
+            return cap.Probe(rate, criteria.Assessment(criteria.UNSTEADY, "latency fell"))
         if rate == fail_at:
-            return cap.Probe(rate, cap.Assessment(cap.ABORTED, "run failed: job ended as FAILED"))
+            return cap.Probe(rate, criteria.Assessment(criteria.ABORTED, "run failed: job ended as FAILED"))
         if rate > generator_limit:
-            return cap.Probe(rate, cap.Assessment(cap.GENERATOR, "generator late"))
-        verdict = cap.SUSTAINABLE if rate <= capacity else cap.FLINK
-        return cap.Probe(rate, cap.Assessment(verdict, verdict), f"run-{rate}")
+            return cap.Probe(rate, criteria.Assessment(criteria.GENERATOR, "generator late"))
+        verdict = criteria.SUSTAINABLE if rate <= capacity else criteria.FLINK
+        return cap.Probe(rate, criteria.Assessment(verdict, verdict), f"run-{rate}")
 
     return probe, rates
 
@@ -176,7 +176,7 @@ def test_the_search_brackets_the_capacity_within_the_precision(capacity):
     probe, rates = machine(capacity)
     settings = cap.SearchSettings(start_rate=10_000, precision=0.05, max_probes=12)
     result = cap.search(probe, settings)
-    assert result.bottleneck == cap.FLINK and result.converged
+    assert result.bottleneck == criteria.FLINK and result.converged
     assert result.rate <= capacity < result.rate * 1.05
     lowest_failed = min(p.rate for p in result.probes if not p.passed)
     assert lowest_failed <= result.rate * 1.05
@@ -211,7 +211,7 @@ def test_the_search_stops_at_max_probes_and_says_so():
     probe, rates = machine(61_000)
     result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=5))
     assert len(rates) == 5 and not result.converged
-    assert result.bottleneck == cap.FLINK  # bracketed (40 000 passed, 80 000 failed), just not to 5 %
+    assert result.bottleneck == criteria.FLINK  # bracketed (40 000 passed, 80 000 failed), just not to 5 %
     assert result.rate == 56_569 and "--max-probes 5" in result.stopped
 
 
@@ -229,13 +229,13 @@ def test_a_generator_bound_probe_ends_the_search_with_the_last_sustainable_rate(
     probe, rates = machine(capacity=1e9, generator_limit=30_000)
     result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
     assert rates == [10_000, 20_000, 40_000]
-    assert result.bottleneck == cap.GENERATOR and result.rate == 20_000 and "generator, not Flink" in result.stopped
+    assert result.bottleneck == criteria.GENERATOR and result.rate == 20_000 and "generator, not Flink" in result.stopped
 
 
 def test_a_failed_run_ends_the_search_with_a_clear_message():
     probe, rates = machine(capacity=50_000, fail_at=20_000)
     result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
-    assert rates == [10_000, 20_000] and result.bottleneck == cap.ABORTED
+    assert rates == [10_000, 20_000] and result.bottleneck == criteria.ABORTED
     assert "probe at 20000 events/s per query failed: run failed" in result.stopped
 
 
@@ -243,7 +243,7 @@ def test_an_unsteady_probe_is_repeated_once_at_the_same_rate():
     probe, rates = machine(25_000, unsteady=1)
     result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))
     assert rates[:3] == [10_000, 10_000, 20_000] and result.converged
-    assert [p.assessment.verdict for p in result.probes[:2]] == [cap.UNSTEADY, cap.SUSTAINABLE]
+    assert [p.assessment.verdict for p in result.probes[:2]] == [criteria.UNSTEADY, criteria.SUSTAINABLE]
 
 
 def test_unsteady_twice_at_a_rate_counts_as_unsustainable():
@@ -279,9 +279,9 @@ def test_bad_search_settings_are_one_clear_error(settings, message):
 
 
 def test_capacity_document_lists_every_probe_with_its_criteria():
-    verdict = cap.assess(summary(), windows(GROWING), rates(read=30_000), 40_000)
-    result = cap.SearchResult(20_000, cap.FLINK, True, "done", [
-        cap.Probe(20_000, cap.assess(summary(), windows(FLAT), rates(), 40_000), "/r/a"),
+    verdict = criteria.assess(summary(), windows(GROWING), rates(read=30_000), 40_000)
+    result = cap.SearchResult(20_000, criteria.FLINK, True, "done", [
+        cap.Probe(20_000, criteria.assess(summary(), windows(FLAT), rates(), 40_000), "/r/a"),
         cap.Probe(21_000, verdict, "/r/b")])
     document = cap.capacity_document("ysb", {"workload": "ysb", "queries": 2, "rate": 21_000}, {"tm": 1},
                                      cap.Path("/r"), result, cap.SearchSettings(), THRESHOLDS)
@@ -295,32 +295,32 @@ def test_capacity_document_lists_every_probe_with_its_criteria():
 
 @pytest.mark.parametrize("value, expected", [("auto", None), ("AUTO", None), ("0", 0), ("3", 3)])
 def test_warmup_runs_are_auto_or_a_whole_number(value, expected):
-    assert capacity_cli.parse_warmup_runs(value) == expected
+    assert capacity_warmup.parse_warmup_runs(value) == expected
 
 
 @pytest.mark.parametrize("value", ["-1", "two", "1.5", "\u0663", ""])
 def test_other_warmup_runs_are_one_clear_error(value):
     with pytest.raises(KlinkError, match="--warmup-runs must be auto or a whole number"):
-        capacity_cli.parse_warmup_runs(value)
+        capacity_warmup.parse_warmup_runs(value)
 
 
-@pytest.mark.parametrize("jobs_before, expected", [(0, capacity_cli.WARM_AFTER_JOBS), (3, capacity_cli.WARM_AFTER_JOBS - 3),
-                                                  (capacity_cli.WARM_AFTER_JOBS, 0), (40, 0)])
+@pytest.mark.parametrize("jobs_before, expected", [(0, capacity_warmup.WARM_AFTER_JOBS), (3, capacity_warmup.WARM_AFTER_JOBS - 3),
+                                                  (capacity_warmup.WARM_AFTER_JOBS, 0), (40, 0)])
 def test_auto_warms_up_until_the_jobmanager_has_run_enough_jobs(monkeypatch, jobs_before, expected):
     monkeypatch.setattr(flink_jobs, "jobs_run", lambda spec: jobs_before)
-    rule, runs = capacity_cli.warmups_needed(spec=None, requested=None)
+    rule, runs = capacity_warmup.warmups_needed(spec=None, requested=None)
     assert runs == expected and f"had run {jobs_before} jobs" in rule
 
 
 def test_a_requested_number_of_warmup_runs_is_run_whatever_the_stack_ran(monkeypatch):
     monkeypatch.setattr(flink_jobs, "jobs_run", lambda spec: pytest.fail("asked the stack"))
-    assert capacity_cli.warmups_needed(spec=None, requested=2) == ("--warmup-runs 2", 2)
+    assert capacity_warmup.warmups_needed(spec=None, requested=2) == ("--warmup-runs 2", 2)
 
 
 def test_warmup_runs_are_shorter_than_probes_but_longer_than_their_warmup():
     probe = BenchConfig(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
-    assert capacity_cli.warmup_run_config(probe).duration_ms == capacity_cli.WARMUP_RUN_MS
+    assert capacity_warmup.warmup_run_config(probe).duration_ms == capacity_warmup.WARMUP_RUN_MS
     long_warmup = BenchConfig(workload="ysb", duration_ms=60_000, warmup_ms=20_000)
-    assert capacity_cli.warmup_run_config(long_warmup).duration_ms == 21_000
+    assert capacity_warmup.warmup_run_config(long_warmup).duration_ms == 21_000
     short = BenchConfig(workload="ysb", duration_ms=10_000, warmup_ms=2_000)
-    assert capacity_cli.warmup_run_config(short).duration_ms == 10_000
+    assert capacity_warmup.warmup_run_config(short).duration_ms == 10_000

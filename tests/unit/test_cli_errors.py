@@ -35,7 +35,7 @@ def test_unknown_backend_lists_the_valid_ones(tmp_path):
 
 def test_status_without_a_stack_exits_non_zero(tmp_path):
     result = run("status", "--state-dir", str(tmp_path))
-    assert result.exit_code == 1
+    assert result.exit_code == 5
     assert "no stack recorded" in result.output
 
 

@@ -16,7 +16,7 @@ from klinkctl.errors import KlinkError
 import yaml
 
 from klinkctl.results.compare import COLUMNS, PER_RUN_COLUMNS, compare_groups, compare_per_run, render
-from klinkctl.results.compare_cli import compare
+from klinkctl.cli.compare import compare
 from klinkctl.results.runs import expand_inputs, load_run
 
 HEADER = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",

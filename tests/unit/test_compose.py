@@ -21,9 +21,9 @@ from klinkctl.stack.compose import (
     ComposeBackend,
     compose_command,
     compose_environment,
-    container_status,
     prepare_build_context,
 )
+from klinkctl.stack.docker_engine import container_status
 from klinkctl.stack.spec import StackSpec
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")

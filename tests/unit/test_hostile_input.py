@@ -10,9 +10,10 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from klinkctl import cli
+from klinkctl.cli import bench as bench_cli, main, stack as stack_cli
+from klinkctl.cli.capacity import capacity_command
 from klinkctl.errors import KlinkError
-from klinkctl.run.capacity_cli import capacity_command
+from klinkctl.stack import backends, running
 
 ACCEPTED = "validation passed; the stack would start now"
 
@@ -33,8 +34,8 @@ def nothing_starts(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise KlinkError(ACCEPTED)
 
-    monkeypatch.setattr(cli, "_ensure_stack", refuse)
-    monkeypatch.setattr(cli.backends, "create", refuse)
+    monkeypatch.setattr(running, "ensure_stack", refuse)
+    monkeypatch.setattr(backends, "create", refuse)
 
 
 def options(command: click.Command, skip: set[str]) -> list[str]:
@@ -50,41 +51,41 @@ def assert_clean(result) -> None:
         assert lines and (lines[-1].startswith("error:") or lines[-1].startswith("Error:")), result.output
 
 
-BENCH_OPTIONS = options(cli.bench, {"--state-dir", "--results", "--config"})
-UP_OPTIONS = options(cli.up, {"--state-dir", "--backend"})
-CAPACITY_OPTIONS = options(capacity_command(cli.bench), {"--state-dir", "--results", "--config", "--out"})
+BENCH_OPTIONS = options(bench_cli.bench, {"--state-dir", "--results", "--config"})
+UP_OPTIONS = options(stack_cli.up, {"--state-dir", "--backend"})
+CAPACITY_OPTIONS = options(capacity_command(bench_cli.bench), {"--state-dir", "--results", "--config", "--out"})
 
 
 @pytest.mark.parametrize("option", BENCH_OPTIONS)
 def test_every_bench_option_takes_every_special_value_cleanly(option):
     for workload in ("ysb", "kmeans"):
         for value in SPECIAL:
-            assert_clean(CliRunner().invoke(cli.main, ["bench", workload, f"{option}={value}"]))
+            assert_clean(CliRunner().invoke(main, ["bench", workload, f"{option}={value}"]))
 
 
 @pytest.mark.parametrize("option", UP_OPTIONS)
 def test_every_up_option_takes_every_special_value_cleanly(option):
     for value in SPECIAL:
-        assert_clean(CliRunner().invoke(cli.main, ["up", f"{option}={value}"]))
+        assert_clean(CliRunner().invoke(main, ["up", f"{option}={value}"]))
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans"]), option=st.sampled_from(BENCH_OPTIONS),
        value=HOSTILE)
 def test_every_bench_option_is_accepted_or_refused_in_one_line(workload, option, value):
-    assert_clean(CliRunner().invoke(cli.main, ["bench", workload, f"{option}={value}"]))
+    assert_clean(CliRunner().invoke(main, ["bench", workload, f"{option}={value}"]))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(option=st.sampled_from(UP_OPTIONS), value=HOSTILE)
 def test_every_up_option_is_accepted_or_refused_in_one_line(option, value):
-    assert_clean(CliRunner().invoke(cli.main, ["up", f"{option}={value}"]))
+    assert_clean(CliRunner().invoke(main, ["up", f"{option}={value}"]))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(option=st.sampled_from(CAPACITY_OPTIONS), value=HOSTILE)
 def test_every_capacity_option_is_accepted_or_refused_in_one_line(option, value):
-    assert_clean(CliRunner().invoke(cli.main, ["capacity", "ysb", f"{option}={value}"]))
+    assert_clean(CliRunner().invoke(main, ["capacity", "ysb", f"{option}={value}"]))
 
 
 SWEEP_KEYS = sorted({opt[2:] for opt in BENCH_OPTIONS})
@@ -102,7 +103,7 @@ def test_every_sweep_key_is_accepted_or_refused_in_one_line(tmp_path_factory, ke
         document[key] = value
     path = tmp_path_factory.mktemp("sweep") / "s.yaml"
     path.write_text(yaml.safe_dump(document))
-    assert_clean(CliRunner().invoke(cli.main, ["sweep", str(path), "--dry-run"]))
+    assert_clean(CliRunner().invoke(main, ["sweep", str(path), "--dry-run"]))
 
 
 @pytest.mark.parametrize("args, message", [
@@ -115,18 +116,18 @@ def test_every_sweep_key_is_accepted_or_refused_in_one_line(tmp_path_factory, ke
     (["up", "--host", "not a host"], "--host 'not a host' is not an address of this machine"),
 ])
 def test_inputs_that_used_to_crash_or_mislead_are_refused(args, message):
-    result = CliRunner().invoke(cli.main, args)
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and message in result.output, result.output
 
 
 def test_a_non_loopback_host_is_warned_about_before_anything_starts():
-    result = CliRunner().invoke(cli.main, ["up", "--host", "0.0.0.0"])
+    result = CliRunner().invoke(main, ["up", "--host", "0.0.0.0"])
     assert "warning: --host 0.0.0.0 exposes Flink's REST API" in result.output
     assert ACCEPTED in result.output
 
 
 @pytest.mark.parametrize("option", ["--data", "--capacity", "--config", "--state-dir"])
 def test_a_nul_byte_in_a_path_is_refused_in_one_line(option):
-    result = CliRunner().invoke(cli.main, ["bench", "nyt", f"{option}=a\x00b"])
+    result = CliRunner().invoke(main, ["bench", "nyt", f"{option}=a\x00b"])
     assert result.exit_code == 2 and "NUL byte" in result.output
     assert_clean(result)

@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from klinkctl.cli import main
-from klinkctl.run import sweep as sweeps
+from klinkctl.run import sweep_plan
 from klinkctl.run.config import BenchConfig, resolve
 
 
@@ -48,7 +48,7 @@ def test_a_sweep_takes_load_as_a_grid_axis_and_capacity_as_a_fixed_setting(tmp_p
     path.write_text(yaml.safe_dump({"workload": "ysb", "repetitions": 1, "fixed": {
         "queries": 4, "window": "3s", "capacity": str(capacity)}, "grid": {"load": [0.8, 1.0, 1.1],
                                                                            "policy": ["default", "klink"]}}))
-    _, runs = sweeps.read_sweep_file(path)
+    _, runs = sweep_plan.read_sweep_file(path)
     assert [run.config.rate for run in runs] == [16_000, 16_000, 20_000, 20_000, 22_000, 22_000]
     assert {run.config.load for run in runs} == {0.8, 1.0, 1.1}
 
@@ -63,7 +63,7 @@ def test_a_capacity_template_names_one_capacity_per_query_count_bound_and_delay(
         "window": "3s", "delay": "uniform:0-400ms",
         "capacity": str(tmp_path / "cap-{queries}q-{watermark_bound_ms}ms-{delay}.json")},
         "grid": {"queries": [2, 4], "watermark-bound": ["200ms", "1s"], "load": [0.5]}}))
-    _, runs = sweeps.read_sweep_file(path)
+    _, runs = sweep_plan.read_sweep_file(path)
     assert [(run.config.queries, run.config.watermark_bound_ms, run.config.rate) for run in runs] == [
         (2, 200, 15_100), (2, 1000, 15_500), (4, 200, 10_100), (4, 1000, 10_500)]
     assert runs[0].config.capacity == str(tmp_path / "cap-2q-200ms-uniform_0-400ms.json")

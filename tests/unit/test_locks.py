@@ -56,10 +56,10 @@ def test_a_second_resume_of_a_running_sweep_is_refused(tmp_path):
     from click.testing import CliRunner
 
     from klinkctl.cli import main
-    from klinkctl.run import sweep as sweeps
+    from klinkctl.run import sweep_directory, sweep_plan
     from tests.unit.test_sweep import GRID_2X3, sweep_file
 
-    sweep = sweeps.create_sweep(*sweeps.read_sweep_file(sweep_file(tmp_path, GRID_2X3)), tmp_path / "results")
+    sweep = sweep_directory.create_sweep(*sweep_plan.read_sweep_file(sweep_file(tmp_path, GRID_2X3)), tmp_path / "results")
     lock = sweep.directory / locks.SWEEP_LOCK
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], stdout=subprocess.PIPE, text=True)
     try:

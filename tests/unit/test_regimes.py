@@ -94,7 +94,7 @@ def test_a_regime_map_needs_default_and_klink_at_a_load():
 def test_the_report_writes_the_regime_table_of_real_runs_against_the_model(tmp_path):
     # relabelled copies of real runs (two cells of Default and Klink at a load): checks the plumbing only
     from tests.unit.test_report import SWEEP, set_bench
-    from klinkctl.results.report import load_runset
+    from klinkctl.results.runset import load_runset
 
     root = tmp_path / "runs"
     for queries, runs in ((2, ("default-20261122-081845", "default-20261122-081936", "klink-20261122-081434",

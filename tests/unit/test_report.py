@@ -20,9 +20,11 @@ from scipy import stats as sps
 from klinkctl.cli import KlinkGroup, main
 from klinkctl.errors import KlinkError
 from klinkctl.results import report, summary as run_summary
-from klinkctl.results.report import MissingData, RunSet, load_runset, mean_with_ci
-from klinkctl.results.report_build import FIGURES, build_report
-from klinkctl.results.report_cli import report as report_command
+from klinkctl.results.report import MissingData, mean_with_ci
+from klinkctl.results.runset import EXPECTED, RunSet, load_runset
+from klinkctl.results.report_build import build_report
+from klinkctl.results.report_figures import FIGURES
+from klinkctl.cli.report import report as report_command
 from klinkctl.results.runs import load_run
 from klinkctl.results.stats import t_interval
 
@@ -418,7 +420,7 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path):
     result = invoke(tmp_path / "nope")
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [f"error: {tmp_path / 'nope'}: no such directory; "
-                                                  f"{report.EXPECTED}"]
+                                                  f"{EXPECTED}"]
     assert invoke(tmp_path, "--confidence", "1.5").exit_code == 2
 
 

@@ -213,12 +213,12 @@ def test_an_expected_window_without_a_row_is_counted_censored_per_query(tmp_path
 
 
 def test_the_bench_prints_width_error_and_skipped_next_to_inside(tmp_path, capsys):
-    from klinkctl.cli import _print_summary
+    from klinkctl.cli.output import print_summary
     (tmp_path / "estimator.csv").write_text(
         ESTIMATOR_HEADER
         + "klink,0.95,q00,q00,4000,5000.0,10.0,4900.0,5100.0,5050,true,50.0,\n"
         "klink,0.95,q00,q00,7000,8000.0,10.0,7000.0,9000.0,,,,run_ended\n")
-    _print_summary(build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {}))
+    print_summary(build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {}))
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("estimator klink"))
     assert line == ("estimator klink: 100% of 1 SWMs inside the predicted 95% interval (median width 200 ms), "
                     "mean |error| 50 ms; skipped 1 (run_ended 1)")

@@ -14,14 +14,16 @@ import yaml
 from click.testing import CliRunner
 
 from klinkctl.cli import main
-from klinkctl.errors import KlinkError
+from klinkctl.errors import ExitCode, KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.run import sweep as sweeps
+from klinkctl.run import sweep_directory, sweep_plan
 from klinkctl.run.bench import RunOutcome
 from klinkctl.run.config import WORKLOADS, BenchConfig, user_settings
 from klinkctl.run.load import capacity_path
 from klinkctl.units import duration_ms
-from klinkctl.run.sweep_cli import eta_s, format_duration
+from klinkctl.cli.output import format_duration
+from klinkctl.progress import eta_s
 
 STACK = object()  # the runner hands the stack through to run_bench; the fake never looks at it
 
@@ -40,12 +42,12 @@ def sweep_file(tmp_path: Path, text: str, name: str = "grid") -> Path:
     return path
 
 
-def plan(tmp_path: Path, text: str, repetitions: int | None = None) -> list[sweeps.PlannedRun]:
-    return sweeps.read_sweep_file(sweep_file(tmp_path, text), repetitions)[1]
+def plan(tmp_path: Path, text: str, repetitions: int | None = None) -> list[sweep_plan.PlannedRun]:
+    return sweep_plan.read_sweep_file(sweep_file(tmp_path, text), repetitions)[1]
 
 
 def read_index(directory: Path) -> list[dict[str, str]]:
-    with (directory / sweeps.INDEX_FILE).open(newline="") as handle:
+    with (directory / sweep_directory.INDEX_FILE).open(newline="") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -84,9 +86,9 @@ def fake_bench(monkeypatch):
     return install
 
 
-def new_sweep(tmp_path: Path, text: str = GRID_2X3) -> sweeps.Sweep:
-    spec, runs = sweeps.read_sweep_file(sweep_file(tmp_path, text))
-    return sweeps.create_sweep(spec, runs, tmp_path / "results")
+def new_sweep(tmp_path: Path, text: str = GRID_2X3) -> sweep_directory.Sweep:
+    spec, runs = sweep_plan.read_sweep_file(sweep_file(tmp_path, text))
+    return sweep_directory.create_sweep(spec, runs, tmp_path / "results")
 
 
 # --- planning -----------------------------------------------------------------------------------
@@ -106,7 +108,7 @@ def test_grid_expands_repetition_by_repetition_with_the_policies_of_a_point_back
 def test_repetition_k_of_every_grid_point_has_seed_base_plus_k_minus_one(tmp_path):
     runs = plan(tmp_path, GRID_2X3)
     assert {(run.repetition, run.seed, run.config.seed) for run in runs} == {(1, 7, 7), (2, 8, 8)}
-    assert sweeps.DEFAULT_BASE_SEED == 42  # without base-seed, repetition 1 is a plain bench run's seed
+    assert sweep_plan.DEFAULT_BASE_SEED == 42  # without base-seed, repetition 1 is a plain bench run's seed
     assert plan(tmp_path, "workload: ysb\ngrid: {rate: [10]}")[0].seed == 42
 
 
@@ -161,7 +163,7 @@ def test_repetitions_default_to_three_and_the_command_line_overrides_them(tmp_pa
 def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
     (run,) = plan(tmp_path, "workload: ysb\nrepetitions: 1\nfixed: {duration: 20s, warmup: 6s, delay: 'const:300ms'}")
     # lead 8 s + 20 s of events + drain (300 ms delay + 1 s bound + 200 ms watermark interval + 2 s)
-    assert run.estimated_s == pytest.approx(8 + 20 + 3.5 + sweeps.RUN_OVERHEAD_S)
+    assert run.estimated_s == pytest.approx(8 + 20 + 3.5 + sweep_plan.RUN_OVERHEAD_S)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -198,10 +200,10 @@ def test_a_bad_sweep_file_is_one_clear_error(tmp_path, text, message):
 
 
 def test_a_bad_grid_on_the_command_line_starts_nothing_and_creates_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr("klinkctl.cli._ensure_stack", lambda *_: pytest.fail("the stack must not be touched"))
+    monkeypatch.setattr("klinkctl.stack.running.ensure_stack", lambda *_args, **_kwargs: pytest.fail("the stack must not be touched"))
     path = sweep_file(tmp_path, "workload: ysb\ngrid: {policy: [default, klink], rate: [1000, -5]}")
     result = CliRunner().invoke(main, ["sweep", str(path), "--results", str(tmp_path / "results")])
-    assert result.exit_code == 2
+    assert result.exit_code == ExitCode.USAGE
     assert result.output.strip().splitlines() == [
         f"error: {path}: run 3 (policy=default, rate=-5): --rate must be greater than 0, got -5"]
     assert not (tmp_path / "results").exists()
@@ -213,7 +215,7 @@ def test_every_shipped_config_plans(config, tmp_path, monkeypatch):
     if "capacity" in (raw.get("fixed") or {}):  # measured on the machine that ran the sweep: stand-ins here
         monkeypatch.chdir(tmp_path)
         write_stand_in_capacities(raw, tmp_path)
-    spec, runs = sweeps.read_sweep_file(config)
+    spec, runs = sweep_plan.read_sweep_file(config)
     assert runs and spec.workload in WORKLOADS
     assert config.read_text().startswith("#")  # what the paper ran, what we run and why
 
@@ -238,17 +240,17 @@ def write_stand_in_capacities(raw: dict, root: Path) -> None:
 
 
 def test_the_smoke_sweep_fits_in_two_and_a_half_minutes():
-    _, runs = sweeps.read_sweep_file(PROJECT_ROOT / "configs" / "smoke.yaml")
+    _, runs = sweep_plan.read_sweep_file(PROJECT_ROOT / "configs" / "smoke.yaml")
     assert {run.config.policy for run in runs} == {"default", "klink"}
     assert sum(run.estimated_s for run in runs) < 150
 
 
 def test_dry_run_lists_the_runs_and_the_estimate_and_starts_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr("klinkctl.cli._ensure_stack", lambda *_: pytest.fail("the stack must not be touched"))
+    monkeypatch.setattr("klinkctl.stack.running.ensure_stack", lambda *_args, **_kwargs: pytest.fail("the stack must not be touched"))
     path = sweep_file(tmp_path, GRID_2X3)
     result = CliRunner().invoke(main, ["sweep", str(path), "--dry-run", "--results", str(tmp_path / "results")])
     assert result.exit_code == 0, result.output
-    total_s = 12 * (8 + 20 + 3.2 + sweeps.RUN_OVERHEAD_S)  # lead + events + drain + the rest, per run
+    total_s = 12 * (8 + 20 + 3.2 + sweep_plan.RUN_OVERHEAD_S)  # lead + events + drain + the rest, per run
     assert f"12 runs, estimated {format_duration(total_s)}" in result.output
     assert "klink" in result.output and "rr" in result.output
     assert not (tmp_path / "results").exists()
@@ -300,7 +302,7 @@ def test_sweep_yaml_is_the_resolved_sweep_and_reads_back_as_a_sweep_file(tmp_pat
     assert saved == {"name": "grid", "workload": "ysb", "repetitions": 2, "base-seed": 7, "warmup-runs": 0,
                      "order": "grid", "fixed": {"duration": "20s", "warmup": "5s", "window": "3s", "generator-cpus": 0},
                      "grid": {"queries": [1, 2], "policy": ["default", "klink", "rr"]}, "variants": {}}
-    spec, runs = sweeps.read_sweep_file(sweep.directory / "sweep.yaml")
+    spec, runs = sweep_plan.read_sweep_file(sweep.directory / "sweep.yaml")
     assert runs == sweep.runs
     assert sweep.directory.parent == tmp_path / "results" and sweep.directory.name.startswith("grid-")
 
@@ -333,7 +335,7 @@ def test_resume_skips_completed_runs_and_redoes_failed_interrupted_and_unstarted
     completed_before = {row["index"]: row["run_id"] for row in read_index(first.directory) if row["status"] == "completed"}
 
     again = fake_bench()
-    resumed = sweeps.open_sweep(first.directory)
+    resumed = sweep_directory.open_sweep(first.directory)
     assert [run.index for run in resumed.unfinished()] == [2] + list(range(4, 13))
     outcome = sweeps.run_sweep(resumed, STACK, {})
     assert [(policy, seed) for _, policy, seed in again.calls] == [
@@ -350,7 +352,7 @@ def test_a_run_the_sweep_was_killed_in_is_redone(tmp_path, fake_bench):
         sweeps.run_sweep(sweep, STACK, {})
     row = read_index(sweep.directory)[0]
     assert row["status"] == "pending" and row["started_at"]
-    assert [run.index for run in sweeps.open_sweep(sweep.directory).unfinished()][0] == 1
+    assert [run.index for run in sweep_directory.open_sweep(sweep.directory).unfinished()][0] == 1
 
 
 def test_resume_with_more_repetitions_appends_runs_and_refuses_fewer(tmp_path, fake_bench):
@@ -358,8 +360,8 @@ def test_resume_with_more_repetitions_appends_runs_and_refuses_fewer(tmp_path, f
     sweep = new_sweep(tmp_path)
     sweeps.run_sweep(sweep, STACK, {})
     with pytest.raises(KlinkError, match="--repetitions 1 is fewer than the 2 of the sweep"):
-        sweeps.open_sweep(sweep.directory, repetitions=1)
-    grown = sweeps.open_sweep(sweep.directory, repetitions=3)
+        sweep_directory.open_sweep(sweep.directory, repetitions=1)
+    grown = sweep_directory.open_sweep(sweep.directory, repetitions=3)
     assert [(run.index, run.repetition, run.seed) for run in grown.unfinished()] == [(i, 3, 9) for i in range(13, 19)]
     assert yaml.safe_load((sweep.directory / "sweep.yaml").read_text())["repetitions"] == 2  # nothing written yet
     sweeps.run_sweep(grown, STACK, {})
@@ -372,17 +374,17 @@ def test_an_index_that_does_not_match_its_sweep_is_refused(tmp_path):
     index = sweep.directory / "index.csv"
     index.write_text(index.read_text().replace(",klink\n", ",sbox\n", 1))
     with pytest.raises(KlinkError, match=r"index.csv: row 2 is not run 2 of sweep.yaml \(queries=1 policy=klink"):
-        sweeps.open_sweep(sweep.directory)
+        sweep_directory.open_sweep(sweep.directory)
     with pytest.raises(KlinkError, match="is not a sweep directory"):
-        sweeps.open_sweep(tmp_path)
+        sweep_directory.open_sweep(tmp_path)
 
 
 def test_cli_runs_a_sweep_and_says_how_it_went(tmp_path, monkeypatch, fake_bench):
-    monkeypatch.setattr("klinkctl.cli._ensure_stack", lambda state_dir: (STACK, {}))
+    monkeypatch.setattr("klinkctl.stack.running.ensure_stack", lambda *_args, **_kwargs: (STACK, {}))
     fake_bench({3: "failed"})
     path = sweep_file(tmp_path, GRID_2X3)
     result = CliRunner().invoke(main, ["sweep", str(path), "--results", str(tmp_path / "results")])
-    assert result.exit_code == 2
+    assert result.exit_code == ExitCode.SWEEP_INCOMPLETE
     (directory,) = (tmp_path / "results").iterdir()
     assert "11 completed, 1 failed" in result.output
     assert result.output.strip().splitlines()[-1] == (
@@ -400,7 +402,7 @@ def test_cli_runs_a_sweep_and_says_how_it_went(tmp_path, monkeypatch, fake_bench
 
 
 def test_cli_interrupted_sweep_exits_130_and_says_how_to_resume(tmp_path, monkeypatch, fake_bench):
-    monkeypatch.setattr("klinkctl.cli._ensure_stack", lambda state_dir: (STACK, {}))
+    monkeypatch.setattr("klinkctl.stack.running.ensure_stack", lambda *_args, **_kwargs: (STACK, {}))
     fake_bench({2: "interrupted"})
     path = sweep_file(tmp_path, GRID_2X3)
     result = CliRunner().invoke(main, ["sweep", str(path), "--results", str(tmp_path / "results")])
@@ -419,7 +421,7 @@ def test_cli_wants_a_sweep_file_or_a_sweep_to_resume(tmp_path):
 def test_a_sweep_of_another_workload_gets_that_workloads_defaults(tmp_path):
     sweep_file = tmp_path / "nyt.yaml"
     sweep_file.write_text("name: nyt-rates\nworkload: nyt\ngrid:\n  rate: [1000, 2000]\n")
-    _, runs = sweeps.read_sweep_file(sweep_file)
+    _, runs = sweep_plan.read_sweep_file(sweep_file)
     assert {(run.config.window_ms, run.config.slide_ms) for run in runs} == {(2000, 1000)}
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from klinkctl.results.groups import ratio_interval
-from klinkctl.results.report import load_runset
+from klinkctl.results.runset import load_runset
 from klinkctl.results.stats import t_interval
 from klinkctl.results.sweep_table import baseline, cell_table, cells_note_lines
 
@@ -73,13 +73,13 @@ def test_the_sweep_prints_the_cells_with_cis_and_its_notes_and_writes_cells_csv(
 
     from rich.console import Console
 
-    from klinkctl.run.sweep_cli import _print_cells
+    from klinkctl.cli.sweep import print_cells
 
     directory = shutil.copytree(SWEEP, tmp_path / "sweep")
     target = SimpleNamespace(directory=directory, spec=SimpleNamespace(
         axes={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
     out = io.StringIO()
-    _print_cells(target, Console(file=out, width=200))
+    print_cells(target, Console(file=out, width=200))
     table, notes = out.getvalue(), capsys.readouterr().out
     assert "mean ms [CI]" in table and "mean × [CI]" in table and "klink[C=2]" in table
     assert "note: left out 2 invalid runs (2 censored windows)" in notes
@@ -146,12 +146,12 @@ def test_the_sweeps_cells_keep_invalid_runs_when_asked(tmp_path, capsys):
 
     from rich.console import Console
 
-    from klinkctl.run.sweep_cli import _print_cells
+    from klinkctl.cli.sweep import print_cells
 
     directory = shutil.copytree(SWEEP, tmp_path / "sweep")
     target = SimpleNamespace(directory=directory, spec=SimpleNamespace(
         axes={"policy": ["default", "fcfs", "sbox", "klink", "hr"], "rate": [10000, 60000]}))
-    _print_cells(target, Console(file=io.StringIO(), width=200), include_invalid=True)
+    print_cells(target, Console(file=io.StringIO(), width=200), include_invalid=True)
     assert "note: included 2 invalid runs (2 censored windows)" in capsys.readouterr().out
     cells = pd.read_csv(directory / "cells.csv").set_index(["policy", "rate"])
     assert cells.loc[(FCFS, 60000), ["n", "n_invalid"]].tolist() == [1, 2]

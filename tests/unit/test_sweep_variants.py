@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from klinkctl.cli import main
 from klinkctl.errors import KlinkError
 from klinkctl.run import sweep as sweeps
+from klinkctl.run import sweep_directory, sweep_plan
 from tests.unit.test_sweep import STACK, fake_bench, plan, read_index, sweep_file  # noqa: F401 (fixture)
 
 VARIANTS = """
@@ -32,7 +33,7 @@ grid: {rate: [1000, 2000, 3000, 4000, 5000], policy: [default, klink]}
 """
 
 
-def measured(runs: list[sweeps.PlannedRun]) -> list[sweeps.PlannedRun]:
+def measured(runs: list[sweep_plan.PlannedRun]) -> list[sweep_plan.PlannedRun]:
     return [run for run in runs if not run.warmup]
 
 
@@ -107,7 +108,7 @@ def test_warmup_runs_come_first_with_the_first_measured_runs_settings(tmp_path):
 
 def test_warmup_runs_are_indexed_kept_and_not_redone_on_resume(tmp_path, fake_bench):
     fake_bench({4: "interrupted"})
-    sweep = sweeps.create_sweep(*sweeps.read_sweep_file(sweep_file(tmp_path, VARIANTS)), tmp_path / "results")
+    sweep = sweep_directory.create_sweep(*sweep_plan.read_sweep_file(sweep_file(tmp_path, VARIANTS)), tmp_path / "results")
     assert sweeps.run_sweep(sweep, STACK, {}).interrupted
     rows = read_index(sweep.directory)
     assert list(rows[0])[-3:] == ["warmup", "rate", "variant"]
@@ -116,7 +117,7 @@ def test_warmup_runs_are_indexed_kept_and_not_redone_on_resume(tmp_path, fake_be
     assert (sweep.directory / rows[0]["run_dir"] / "summary.json").is_file()
 
     again = fake_bench(prefix="resumed")
-    resumed = sweeps.open_sweep(sweep.directory)
+    resumed = sweep_directory.open_sweep(sweep.directory)
     assert [run.index for run in resumed.unfinished()] == list(range(4, 14))  # the warm-up run completed
     assert sweeps.run_sweep(resumed, STACK, {}).counts["completed"] == 13
     assert [policy for _, policy, _ in again.calls] == [run.config.policy for run in sweep.runs[3:]]
@@ -124,12 +125,12 @@ def test_warmup_runs_are_indexed_kept_and_not_redone_on_resume(tmp_path, fake_be
 
 
 def test_an_index_from_before_warmup_runs_still_resumes(tmp_path):
-    sweep = sweeps.create_sweep(*sweeps.read_sweep_file(sweep_file(tmp_path, VARIANTS.replace("warmup-runs: 1", ""))),
+    sweep = sweep_directory.create_sweep(*sweep_plan.read_sweep_file(sweep_file(tmp_path, VARIANTS.replace("warmup-runs: 1", ""))),
                                 tmp_path / "results")
     index = sweep.directory / "index.csv"
     lines = index.read_text().splitlines()
     index.write_text("\n".join(line.replace(",warmup,", ",").replace(",false,", ",") for line in lines) + "\n")
-    assert len(sweeps.open_sweep(sweep.directory).unfinished()) == 12
+    assert len(sweep_directory.open_sweep(sweep.directory).unfinished()) == 12
 
 
 # --- shuffled order -----------------------------------------------------------------------------
@@ -156,7 +157,7 @@ def test_the_grid_order_is_the_default(tmp_path):
 # --- the command --------------------------------------------------------------------------------
 
 def test_dry_run_shows_variants_and_warmup_runs(tmp_path, monkeypatch):
-    monkeypatch.setattr("klinkctl.cli._ensure_stack", lambda *_: pytest.fail("the stack must not be touched"))
+    monkeypatch.setattr("klinkctl.stack.running.ensure_stack", lambda *_args, **_kwargs: pytest.fail("the stack must not be touched"))
     result = CliRunner().invoke(main, ["sweep", str(sweep_file(tmp_path, VARIANTS)), "--dry-run"],
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
@@ -168,7 +169,7 @@ def test_dry_run_shows_variants_and_warmup_runs(tmp_path, monkeypatch):
 
 def test_resume_dry_run_lists_an_unfinished_warmup_run(tmp_path, fake_bench):
     fake_bench({1: "failed"})
-    sweep = sweeps.create_sweep(*sweeps.read_sweep_file(sweep_file(tmp_path, VARIANTS)), tmp_path / "results")
+    sweep = sweep_directory.create_sweep(*sweep_plan.read_sweep_file(sweep_file(tmp_path, VARIANTS)), tmp_path / "results")
     sweeps.run_sweep(sweep, STACK, {})
     result = CliRunner().invoke(main, ["sweep", "--resume", str(sweep.directory), "--dry-run"],
                                 env={"COLUMNS": "200"})

@@ -1,4 +1,4 @@
-"""`klinkctl netem apply | show | clear`: link-level delay with tc netem."""
+"""`klinkctl netem apply | show | clear`: link-level delay with tc netem (klinkctl.netem)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def apply(state_dir: Path | None, target: str, delay: str, jitter: str | None, d
 def show(state_dir: Path | None) -> None:
     """What klinkctl added, and what tc reports there now."""
     resolved = resolve_state_dir(state_dir)
-    shown = control.show(resolved, container_finder(resolved))
+    shown = control.show(resolved, control.container_finder(resolved))
     if not shown:
         click.echo(f"no netem added by klinkctl in {resolved}")
     for entry, now in shown:
@@ -69,10 +69,5 @@ def show(state_dir: Path | None) -> None:
 def clear(state_dir: Path | None) -> None:
     """Remove every qdisc, relay and namespace klinkctl added; nothing else."""
     resolved = resolve_state_dir(state_dir)
-    cleared = control.clear(resolved, container_finder(resolved))
+    cleared = control.clear(resolved, control.container_finder(resolved))
     click.echo(f"removed netem from {', '.join(cleared)}" if cleared else f"nothing to clear in {resolved}")
-
-
-def container_finder(state_dir: Path):
-    stack = backends.detect(state_dir)
-    return stack.container_by_name if stack is not None and stack.name == "compose" else None

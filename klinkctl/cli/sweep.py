@@ -1,11 +1,11 @@
-"""`klinkctl sweep`: the Click command; cli.py registers it with ``main.add_command(sweep)``.
+"""`klinkctl sweep`: an experiment grid, one bench run per grid point and repetition (klinkctl.run.sweep).
 
-The library (klinkctl.run.sweep, which imports pandas through the bench) is imported inside the command,
-so that the CLI starts fast.
+The library (which imports pandas through the bench) is imported inside the command, so that the CLI starts fast.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -19,11 +19,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from klinkctl import locks
-from klinkctl.errors import KlinkError
-from klinkctl.files import write_atomically
+from klinkctl.cli.options import format_option
+from klinkctl.cli.output import console, format_duration, out
+from klinkctl.cli.stack import running_stack
+from klinkctl.errors import ExitCode, KlinkError, StackNotRunning, SweepIncomplete
+from klinkctl.progress import eta_s
 
 if TYPE_CHECKING:
-    from klinkctl.run.sweep import IndexRow, PlannedRun, Sweep, SweepOutcome, SweepSpec
+    from klinkctl.run.sweep import SweepOutcome
+    from klinkctl.run.sweep_directory import IndexRow, Sweep
+    from klinkctl.run.sweep_plan import PlannedRun, SweepSpec
 
 
 @click.command("sweep")
@@ -35,12 +40,13 @@ if TYPE_CHECKING:
 @click.option("--resume", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="Continue the sweep in this directory (results/<sweep-id>/): runs every run not completed.")
 @click.option("--dry-run", is_flag=True, help="List the runs and the estimated time; start nothing.")
+@format_option
 @click.option("--repetitions", type=click.IntRange(min=1), help="Repetitions of every grid point (overrides "
               "the file's; with --resume it may only grow: the new repetitions are appended).")
 @click.option("--include-invalid", is_flag=True, help="Keep runs invalid for comparison (censored windows, generator "
               "behind) in the cell statistics; by default they are left out and counted.")
 def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume: Path | None, dry_run: bool,
-          repetitions: int | None, include_invalid: bool) -> None:
+          fmt: str, repetitions: int | None, include_invalid: bool) -> None:
     """Run an experiment grid from a sweep file CONFIG (YAML), one bench run per grid point and repetition,
     into results/<sweep-id>/<run-id>/ with an index.csv of every run and its status.
 
@@ -60,40 +66,44 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     fixed, grid and each variant take every `klinkctl bench` setting (same names); a grid value is a
     list. Runs go repetition by repetition, grid point by grid point, the policies and variants of a
     point back to back (their order rotated per repetition). Every run is validated before the first
-    starts. A failed run is recorded and the sweep goes on (exit 2 at the end); Ctrl-C ends the current
+    starts. A failed run is recorded and the sweep goes on (exit 4 at the end); Ctrl-C ends the current
     run as interrupted and stops the sweep; --resume DIR later runs what is not completed. Every run
     directory is kept. See docs/sweep.md.
     """
-    from klinkctl.run import sweep as sweeps
+    from klinkctl.run.sweep_directory import open_sweep
+    from klinkctl.run.sweep_plan import read_sweep_file
 
+    if fmt == "json" and not dry_run:
+        raise click.UsageError("--format json lists the planned runs: it needs --dry-run")
     if config is None and resume is None:
         raise KlinkError("no sweep file: klinkctl sweep configs/<name>.yaml, or --resume <sweep dir> to continue one")
     if config is not None and resume is not None:
         raise KlinkError(f"give {config} or --resume {resume}, not both: a resumed sweep runs its own sweep.yaml")
-    existing = sweeps.open_sweep(resume, repetitions) if resume is not None else None
+    existing = open_sweep(resume, repetitions) if resume is not None else None
     if existing is not None:
         spec, runs = existing.spec, existing.unfinished()
     else:
-        spec, runs = sweeps.read_sweep_file(config, repetitions)  # every run validated: nothing started yet
-    if dry_run:
+        spec, runs = read_sweep_file(config, repetitions)  # every run validated: nothing started yet
+    if dry_run and fmt == "json":
+        click.echo(_plan_json(runs, existing))
+    elif dry_run:
         _print_plan(runs, existing)
     elif not runs:
         click.echo(f"all {len(existing.runs)} runs of {resume} completed; nothing to run; its cells:")
-        from klinkctl.cli import console
-        _print_cells(existing, console, include_invalid)
+        print_cells(existing, console, include_invalid)
     else:
         _run(existing, spec, runs, state_dir, results_dir, include_invalid)
 
 
 def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_dir: Path | None, results_dir: Path,
          include_invalid: bool = False) -> None:
-    from klinkctl.cli import _ensure_stack, console
-    from klinkctl.run import sweep as sweeps
+    from klinkctl.run.sweep import run_sweep
+    from klinkctl.run.sweep_directory import create_sweep
 
     if existing is not None:
         locks.hold(existing.directory / locks.SWEEP_LOCK, f"sweep {existing.directory}")
-    stack, processes = _ensure_stack(state_dir)
-    target = existing or sweeps.create_sweep(spec, runs, results_dir)
+    stack, processes = running_stack(state_dir)
+    target = existing or create_sweep(spec, runs, results_dir)
     locks.hold(target.directory / locks.SWEEP_LOCK, f"sweep {target.directory}")
     todo = target.unfinished()
     console.print(f"sweep {target.directory}: {len(todo)} of {len(target.runs)} runs to do, estimated "
@@ -101,7 +111,7 @@ def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_
     with Progress(SpinnerColumn(), MofNCompleteColumn(), BarColumn(bar_width=24), TimeElapsedColumn(),
                   TextColumn("ETA {task.fields[eta]}"), TextColumn("{task.description}"),
                   console=console, disable=not console.is_terminal) as progress:
-        outcome = sweeps.run_sweep(target, stack, processes, SweepProgress(progress, todo))
+        outcome = run_sweep(target, stack, processes, SweepProgress(progress, todo))
     _report(target, outcome, console, include_invalid)
 
 
@@ -111,29 +121,28 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console, include_inva
     console.print(f"sweep {target.directory}: {counts} (index.csv)", soft_wrap=True)
     if outcome.interrupted:
         click.echo(f"interrupted; resume with: klinkctl sweep --resume {target.directory}", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     if outcome.stack_down:
-        raise KlinkError(f"sweep stopped: {outcome.stack_down}; check `klinkctl status`, restart the stack "
+        raise StackNotRunning(f"sweep stopped: {outcome.stack_down}; check `klinkctl status`, restart the stack "
                          f"(`klinkctl down`, `klinkctl up`) and resume with klinkctl sweep --resume {target.directory}")
     if outcome.failed:
         numbers = ", ".join(str(row.index) for row in outcome.failed)
-        raise KlinkError(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
+        raise SweepIncomplete(f"{len(outcome.failed)} of {len(target.runs)} runs failed (run {numbers}; reasons in "
                          f"{target.directory / 'index.csv'}); rerun them with klinkctl sweep --resume {target.directory}")
-    _print_cells(target, console, include_invalid)
+    print_cells(target, console, include_invalid)
     click.echo(f"all {len(target.runs)} runs completed; figures: klinkctl report {target.directory}")
 
 
-def _print_cells(target: Sweep, console: Console, include_invalid: bool = False) -> None:
+def print_cells(target: Sweep, console: Console, include_invalid: bool = False) -> None:
     """Statistics across repetitions per grid cell and ratios to the baseline (klinkctl.results.sweep_table);
     runs invalid for comparison are left out and counted."""
-    from klinkctl.results import report, sweep_table
+    from klinkctl.results import sweep_table
 
     try:
-        runset = report.load_runset(target.directory, include_invalid=include_invalid)
+        runset, cells = sweep_table.write_cells(target.directory, target.spec.axes, include_invalid)
     except KlinkError as error:
         click.echo(f"no table of the runs: {error}", err=True)
         return
-    cells = sweep_table.cell_table(runset, sweep_table.baseline(target.spec.axes))
     shown = [c for c in cells.columns if not c.endswith(CI_SUFFIXES) and c not in HIDDEN_CELL_COLUMNS]
     table = Table(*(CELL_HEADERS.get(c, c) for c in shown),
                   title=f"means over repetitions, [..] = CI across runs ({target.directory.name}; all columns in "
@@ -144,7 +153,6 @@ def _print_cells(target: Sweep, console: Console, include_invalid: bool = False)
     (console if console.is_terminal else Console(file=console.file, width=200)).print(table)
     for note in sweep_table.cells_note_lines(runset, cells):
         click.echo(f"note: {note}")
-    write_atomically(target.directory / "cells.csv", cells.to_csv(index=False))
 
 
 #: Short headers for cells.csv's columns, so the table fits a terminal.
@@ -231,22 +239,7 @@ class SweepProgress:
         return format_duration(eta_s(self.remaining_estimate_s - in_current, self.done_actual_s, self.done_estimate_s))
 
 
-def eta_s(remaining_estimate_s: float, done_actual_s: float, done_estimate_s: float) -> float:
-    """Time left: the estimates still ahead, scaled by how far off the finished runs' estimates were."""
-    scale = done_actual_s / done_estimate_s if done_estimate_s > 0 and done_actual_s > 0 else 1.0
-    return max(0.0, remaining_estimate_s) * scale
-
-
-def format_duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
-
-
 def _print_plan(runs: list[PlannedRun], existing: Sweep | None) -> None:
-    from klinkctl.cli import out
-
     keys = list(runs[0].params) if runs else []
     table = Table("#", "rep", "seed", *keys, "estimate", *(["status"] if existing else []),
                   title=f"unfinished runs of {existing.directory}" if existing else "runs, in order")
@@ -259,3 +252,11 @@ def _print_plan(runs: list[PlannedRun], existing: Sweep | None) -> None:
     warmups = sum(run.warmup for run in runs)
     click.echo(f"{len(runs)} runs{f' ({warmups} warm-up)' if warmups else ''}, estimated {format_duration(total)} "
                "(+ the stack's start if none runs)")
+
+
+def _plan_json(runs: list[PlannedRun], existing: Sweep | None) -> str:
+    """The planned runs as a JSON list, in order (with their index.csv status when resuming)."""
+    return json.dumps([{"index": run.index, "repetition": run.repetition, "warmup": run.warmup, "seed": run.seed,
+                        "params": run.params, "estimated_s": run.estimated_s,
+                        **({"status": existing.row(run).status} if existing else {})} for run in runs],
+                      indent=2, default=str)

@@ -1,4 +1,4 @@
-"""`klinkctl compare`: the Click command; the lead registers it with ``main.add_command(compare)``."""
+"""`klinkctl compare`: runs grouped by configuration, statistics across runs (klinkctl.results.compare)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,10 @@ from pathlib import Path
 
 import click
 
-#: Output formats of `compare` (kept here so the CLI starts without importing pandas and SciPy).
+from klinkctl.cli.options import confidence_level
+
+#: Output formats of `compare` (klinkctl.results.compare.render; named here so the CLI starts without pandas).
 FORMATS = ("table", "csv", "json")
-
-
-def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
-    if not 0 < value < 1:
-        raise click.BadParameter(f"must be between 0 and 1 (exclusive), got {value}")
-    return value
 
 
 def _keys(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
@@ -29,7 +25,7 @@ def _keys(ctx: click.Context, param: click.Parameter, value: str | None) -> list
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="table: for reading; csv / json: for scripts and plots (notes go to stderr).")
-@click.option("--confidence", type=float, default=0.95, show_default=True, callback=_confidence,
+@click.option("--confidence", type=float, default=0.95, show_default=True, callback=confidence_level,
               help="Level of the confidence intervals, between 0 and 1.")
 @click.option("--group-by", "group_by", metavar="KEY[,KEY...]", callback=_keys,
               help="Group runs by just these bench settings (default: every setting but the seed).")

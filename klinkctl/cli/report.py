@@ -1,4 +1,4 @@
-"""`klinkctl report`: the Click command; registered in cli.py with ``main.add_command(report)``."""
+"""`klinkctl report`: plots and index.html for a set of runs (klinkctl.results.report_build)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,14 @@ from pathlib import Path
 
 import click
 
-
-def _confidence(ctx: click.Context, param: click.Parameter, value: float) -> float:
-    if not 0 < value < 1:
-        raise click.BadParameter(f"must be between 0 and 1 (exclusive), got {value}")
-    return value
+from klinkctl.cli.options import confidence_level
 
 
 @click.command("report")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Where to write the plots and index.html. [DIRECTORY/report]")
-@click.option("--confidence", type=float, default=0.95, show_default=True, callback=_confidence,
+@click.option("--confidence", type=float, default=0.95, show_default=True, callback=confidence_level,
               help="Level of the Student t confidence intervals over repetitions, between 0 and 1.")
 @click.option("--include-invalid", is_flag=True, help="Keep completed runs invalid for comparison (censored "
               "windows, generator behind; docs/results.md) in the figures.")

@@ -1,5 +1,6 @@
-"""`klinkctl capacity`: the Click command; cli.py registers it with ``main.add_command(capacity_command(bench))``
-so that it takes every bench option (declared once, on bench) but the rate, which it searches for.
+"""`klinkctl capacity`: the maximum sustainable rate of a configuration (klinkctl.run.capacity). Built by
+``capacity_command(bench)`` so that it takes every bench option (declared once, on bench) but the rate, which
+it searches for.
 
 The library (klinkctl.run.capacity: SciPy, pandas) is imported inside the command, so that the CLI starts fast.
 """
@@ -7,7 +8,6 @@ The library (klinkctl.run.capacity: SciPy, pandas) is imported inside the comman
 from __future__ import annotations
 
 import time
-
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,20 +15,18 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from klinkctl.errors import KlinkError
+from klinkctl.cli import output
+from klinkctl.cli.options import FORMAT
+from klinkctl.cli.output import console, format_duration
+from klinkctl.cli.stack import running_stack
+from klinkctl.errors import KlinkError, RunNotCompleted
+from klinkctl.run.capacity_warmup import AUTO, WARM_AFTER_JOBS, parse_warmup_runs, warmups_needed
 
 if TYPE_CHECKING:
     from klinkctl.run.capacity import Probe, SearchResult
 
 #: bench's parameters the capacity search sets itself.
 SEARCHED = ("rate", "load", "capacity")
-AUTO = "auto"
-#: A TaskManager reads far below its steady rate in its first jobs (docs/capacity.md, "Warm-up runs"): 0.1x
-#: in the first, 0.5x in the second, and the fourth job on a fresh whole-core stack still fell behind at a
-#: rate the fifth to eleventh sustained; `--warmup-runs auto` runs jobs until the JobManager has run this many.
-WARM_AFTER_JOBS = 4
-#: Warm-up runs are not judged: shorter than a probe (the runs of the warm-up measurement were 15 s).
-WARMUP_RUN_MS = 15_000
 
 HELP = """Find the maximum sustainable rate (events/s per query) of a WORKLOAD configuration on the running
 stack: short bench runs (probes) at an exponentially growing rate until one is not sustainable, then
@@ -40,7 +38,7 @@ not reached) and why each probe passed or failed. Takes every bench option but -
 
 
 def capacity_command(bench: click.Command) -> click.Command:
-    shared = [param for param in bench.params if param.name not in SEARCHED]
+    shared = [param for param in bench.params if param.name not in (*SEARCHED, FORMAT)]
     own = [
         click.Option(["--start-rate"], type=int, default=10_000, show_default=True,
                      help="Events/s per query of the first probe."),
@@ -66,14 +64,14 @@ def capacity_command(bench: click.Command) -> click.Command:
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
              factor: float, precision: float, max_probes: int, max_rate: int | None, warmup_runs: str,
              out: Path | None, **options) -> None:
-    from klinkctl.cli import _ensure_stack, console
     from klinkctl.run import capacity as cap
     from klinkctl.run.bench import run_bench
+    from klinkctl.run.capacity_criteria import ABORTED, Thresholds
+    from klinkctl.run.capacity_warmup import run_warmups
     from klinkctl.run.config import resolve
-    from klinkctl.run.sweep_cli import format_duration
 
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
-    thresholds = cap.Thresholds()
+    thresholds = Thresholds()
     requested_warmups = parse_warmup_runs(warmup_runs)
     options["duration_ms"] = options["duration_ms"] or cap.PROBE_DURATION_MS
     options["warmup_ms"] = options["warmup_ms"] or cap.PROBE_WARMUP_MS
@@ -84,7 +82,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     config = cap.probe_config(config, settings.start_rate)  # every value checked before anything starts
     if out is not None and out.is_dir():
         raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
-    spec, processes = _ensure_stack(state_dir)
+    spec, processes = running_stack(state_dir)
     warmup_rule, warmup_runs = warmups_needed(spec, requested_warmups)
     directory = cap.new_capacity_dir(results_dir, workload)
     started = time.monotonic()
@@ -106,14 +104,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
                               markup=False, highlight=False, soft_wrap=True)
 
-        warmups = []
-        warmup_config = warmup_run_config(config)
-        for n in range(warmup_runs):
-            outcome = run(warmup_config, f"warm-up run {n + 1}/{warmup_runs} ({warmup_rule}), not judged")
-            warmups.append(str(outcome.run_dir))
-            if outcome.summary.get("status") != "completed":
-                raise KlinkError(f"capacity search ended before its first probe: warm-up run {outcome.run_dir} "
-                                 f"{outcome.summary.get('status')}: {outcome.summary.get('reason')}")
+        warmups = run_warmups(config, warmup_runs, lambda warmup_config, n: run(
+            warmup_config, f"warm-up run {n}/{warmup_runs} ({warmup_rule}), not judged"))
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups, warmup_rule)
@@ -122,39 +114,11 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
         path = cap.write_capacity(out, document)
     _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
     click.echo(f"capacity.json: {path}")
-    if result.bottleneck == cap.ABORTED:
-        raise KlinkError(f"capacity search ended: {result.stopped}")
-
-
-def parse_warmup_runs(value: str) -> int | None:
-    """None for auto, else the number of warm-up runs asked for."""
-    if value.strip().lower() == AUTO:
-        return None
-    if not value.strip().isascii() or not value.strip().isdigit():
-        raise KlinkError(f"--warmup-runs must be auto or a whole number of runs (0 or more), got {value!r}")
-    return int(value)
-
-
-def warmup_run_config(config):
-    """A probe's config, shortened to WARMUP_RUN_MS (never below its own warm-up, never above its duration)."""
-    duration = min(config.duration_ms, max(WARMUP_RUN_MS, config.warmup_ms + 1000))
-    return config.changed(duration_ms=duration)
-
-
-def warmups_needed(spec, requested: int | None) -> tuple[str, int]:
-    """(why, how many) warm-up runs: as asked, or (auto) as many as the JobManager is short of WARM_AFTER_JOBS."""
-    if requested is not None:
-        return f"--warmup-runs {requested}", requested
-    from klinkctl import flink_jobs
-
-    run_before = flink_jobs.jobs_run(spec)
-    return (f"auto: the JobManager had run {run_before} jobs, warm after {WARM_AFTER_JOBS}",
-            max(0, WARM_AFTER_JOBS - run_before))
+    if result.bottleneck == ABORTED:
+        raise RunNotCompleted(f"capacity search ended: {result.stopped}")
 
 
 def _print_result(result: SearchResult, queries: int, took: str) -> None:
-    from klinkctl.cli import out
-
     table = Table("#", "rate/query", "total/s", "verdict", "read", "sent", "lag p99 ms", "latency growth",
                   title=f"capacity probes ({took})")
     for number, probe in enumerate(result.probes, start=1):
@@ -165,7 +129,7 @@ def _print_result(result: SearchResult, queries: int, took: str) -> None:
                       _percent(values.get("generator", {}).get("achieved_fraction")),
                       _number(values.get("generator", {}).get("lag_p99_ms")),
                       _percent(values.get("latency_trend", {}).get("growth_fraction")))
-    out.print(table)
+    output.out.print(table)  # `out` is capacity's --out
     rate = f"{result.rate} events/s per query ({result.rate * queries} in total)" if result.rate else "none found"
     click.echo(f"capacity: {rate}; bottleneck: {result.bottleneck}; {result.stopped}")
 

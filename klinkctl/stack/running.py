@@ -1,0 +1,29 @@
+"""The stack a command runs its jobs on: the one recorded in the state dir, or the default local stack,
+started when none runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from klinkctl import locks
+from klinkctl.errors import StackNotRunning
+from klinkctl.paths import resolve_state_dir
+from klinkctl.progress import Progress, no_progress
+from klinkctl.stack import backends
+from klinkctl.stack.spec import StackSpec
+
+
+def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tuple[StackSpec, dict[str, int]]:
+    """The running stack's spec and component pids; brings up the default local stack when none runs.
+    Holds the state dir's run lock for the rest of the process (one run on a stack at a time)."""
+    resolved = resolve_state_dir(state_dir)
+    locks.hold(resolved / locks.STACK_LOCK, f"the stack in {resolved}")
+    stack = backends.detect(resolved)
+    if stack is None or not all(s.running for s in stack.status()):
+        stack = backends.create("local", resolved)
+        progress("no stack running: starting the local stack")
+        stack.up(StackSpec(resolved).validate(), progress=progress)
+    spec = stack.recorded_spec()
+    if spec is None:
+        raise StackNotRunning(f"no stack record in {resolved}; run `klinkctl up`")
+    return spec, {s.name: s.pid for s in stack.status() if s.pid}
