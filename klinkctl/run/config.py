@@ -10,30 +10,30 @@ from pathlib import Path
 
 import yaml
 
-from klinkctl import privileges
+from klinkctl import catalog, privileges
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
 from klinkctl.run.load import apply_load, check_load
 from klinkctl.units import duration_ms
 
-WORKLOADS = ("ysb", "nyt", "lrb", "kmeans")
+WORKLOADS = catalog.workloads()
 #: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
 #: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis'; a
 #: sampler's sub-streams must divide NYT's 1 s slide, so 500 ms there).
 WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000, "substream_ms": 500},
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000}}
-#: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
+#: Scheduling policies of the runtime scheduler (the catalog's, from io.klink.scheduler.policy.Policies);
 #: `default` is plain Flink (the scheduler never pauses anything).
-AGENT_POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+AGENT_POLICIES = catalog.policies()
 #: Policies carried out from outside Flink by klinkctl itself; the agent stays on `default` meanwhile
 #: (os-priority: Lachesis-style nice values, klinkctl.run.os_priority).
 OUTSIDE_POLICIES = ("os-priority",)
 POLICIES = AGENT_POLICIES + OUTSIDE_POLICIES
-#: Samplers in front of each query's window (java-udfs: io.klink.sampler.Samplers.NAMES); `none` = the job's
+#: Samplers in front of each query's window (the catalog's, from io.klink.sampler.Samplers); `none` = the job's
 #: bounded-out-of-orderness watermarks, every event counted.
-SAMPLERS = ("none", "aion", "aion-minus", "kslack", "aq-kslack")
+SAMPLERS = ("none", *catalog.samplers())
 #: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
 ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans")
 
@@ -262,9 +262,9 @@ def check_debs_csv(path: Path, workload: str) -> None:
 
 
 #: klink-generator's --pack-bytes limit (GeneratorArgs.MAX_PACK_BYTES: below the producer's max request).
-MAX_PACK_BYTES = 512 * 1024
+MAX_PACK_BYTES: int = catalog.generator()["maxPackBytes"]
 #: klink-agent Enforcement: pause (suspend the mailbox, the paper's §5) or priority (nice 19, work-conserving).
-ENFORCEMENTS = ("pause", "priority")
+ENFORCEMENTS = catalog.enforcements()
 
 _DURATION_FIELDS = {"duration_ms": "duration", "warmup_ms": "warmup", "window_ms": "window", "slide_ms": "slide",
                     "watermark_bound_ms": "watermark-bound", "marker_interval_ms": "marker-interval",

@@ -46,7 +46,9 @@ public final class Catalog {
         c.put("workloads", Workloads.ALL.stream().map(w -> entry("name", w.name(), "builder", w.builder().getName(),
                 "jobConfigKeys", List.copyOf(w.jobConfigKeys()))).toList());
         c.put("jobConfig", entry("sampler", keys(QueryPipelines.Sampler.class), "query", keys(QueryPipelines.Query.class)));
-        c.put("generator", entry("workloads", GeneratorArgs.WORKLOADS, "maxPackBytes", GeneratorArgs.MAX_PACK_BYTES,
+        c.put("generator", entry("workloads", GeneratorArgs.WORKLOADS,
+                "options", sorted(GeneratorArgs.VALUE_FLAGS), "switches", sorted(GeneratorArgs.SWITCHES),
+                "maxPackBytes", GeneratorArgs.MAX_PACK_BYTES,
                 "maxExpressways", LrbEventCodec.MAX_EXPRESSWAYS));
         c.put("kmeans", entry("plane", KmeansJob.PLANE));
         return c;
