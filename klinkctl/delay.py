@@ -3,8 +3,8 @@ and spaces a topic's events by inter-event generation gaps.
 
 One spec syntax on the CLI and in configs, `<model>:<parameters>`; the generator (Java,
 `io.klink.generator.DelayModels`, `Gaps`, whose forms and examples reach klinkctl through its catalog) parses
-the same spec and samples from it, rounding delays to whole ms. This module validates a spec before anything starts and gives the requested distribution
-(SciPy) against which observed delays are tested. `preset:<name>` names a network + inter-event pair of
+the same spec and samples from it, rounding delays to whole ms. This module validates a spec before anything
+starts and gives the requested distribution (SciPy) against which observed delays are tested. `preset:<name>` names a network + inter-event pair of
 the Aion thesis (Ch. 4 experiments).
 """
 

@@ -16,7 +16,8 @@ from klinkctl.workloads import common, lloyd
 
 JAVA_BUILDER = "io.klink.workloads.kmeans.KmeansJob"
 event_time = common.last_column_event_time  # x,y,event_time
-PLANE = catalog.kmeans_plane()  # KmeansJob.PLANE: points outside [-PLANE, PLANE]² are outliers, dropped by the job's filter
+#: KmeansJob.PLANE: points outside [-PLANE, PLANE]² are outliers, dropped by the job's filter.
+PLANE = catalog.kmeans_plane()
 
 
 def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:
