@@ -19,6 +19,9 @@ SCHEDULER_JAR = JAVA_UDFS_DIR / "klink-scheduler" / "target" / "klink-scheduler.
 #: scheduler core, so one copy of its classes is on the TaskManager's system classpath), the generator
 #: runs as its own process (and bundles kafka-clients, which must not meet the connector's copy).
 NOT_ON_CLUSTER_CLASSPATH = (AGENT_JAR, GENERATOR_JAR, SCHEDULER_JAR)
+#: What klinkctl.catalog reads: the Java side's policies, samplers, delay models, workloads and limits, written by
+#: the build (java-udfs/klink-catalog) next to the jars.
+CATALOG_FILE = JAVA_UDFS_DIR / "klink-catalog" / "target" / "klink-catalog.json"
 COMPLETE_MARKER = ".complete"
 
 
@@ -74,12 +77,17 @@ def built_jars() -> list[Path]:
     return sorted(p for p in JAVA_UDFS_DIR.glob("*/target/*.jar") if not p.name.startswith("original-"))
 
 
+def built_outputs() -> list[Path]:
+    """The jars and the catalog, each rewritten by every build."""
+    return built_jars() + ([CATALOG_FILE] if CATALOG_FILE.is_file() else [])
+
+
 def java_udfs_stale() -> bool:
-    jars = built_jars()
-    if any(jar not in jars for jar in NOT_ON_CLUSTER_CLASSPATH):
+    outputs = built_outputs()
+    if any(output not in outputs for output in (*NOT_ON_CLUSTER_CLASSPATH, CATALOG_FILE)):
         return True
-    oldest_jar = min(p.stat().st_mtime for p in jars)
-    return _newest_mtime(java_sources()) > oldest_jar
+    oldest_output = min(p.stat().st_mtime for p in outputs)
+    return _newest_mtime(java_sources()) > oldest_output
 
 
 def build_java_udfs(progress: Progress = no_progress, force: bool = False) -> list[Path]:
@@ -92,8 +100,8 @@ def build_java_udfs(progress: Progress = no_progress, force: bool = False) -> li
             lines = [line for line in (result.stdout + result.stderr).splitlines() if "ERROR" in line]
             raise KlinkError(f"building java-udfs failed: {(lines or ['see mvn output'])[0].strip()} "
                              f"(run: {' '.join(command)})")
-        for jar in built_jars():  # mvn leaves untouched jars with old mtimes; mark the build as current
-            jar.touch()
+        for output in built_outputs():  # mvn leaves untouched jars with old mtimes; mark the build as current
+            output.touch()
     return built_jars()
 
 

@@ -2,9 +2,9 @@
 and spaces a topic's events by inter-event generation gaps.
 
 One spec syntax on the CLI and in configs, `<model>:<parameters>`; the generator (Java,
-`io.klink.generator.DelayModels`, `Gaps`) parses the same spec and samples from it, rounding delays to
-whole ms. This module validates a spec before anything starts and gives the requested distribution
-(SciPy) against which observed delays are tested. `preset:<name>` names a network + inter-event pair of
+`io.klink.generator.DelayModels`, `Gaps`, whose forms and examples reach klinkctl through its catalog) parses
+the same spec and samples from it, rounding delays to whole ms. This module validates a spec before anything
+starts and gives the requested distribution (SciPy) against which observed delays are tested. `preset:<name>` names a network + inter-event pair of
 the Aion thesis (Ch. 4 experiments).
 """
 
@@ -17,13 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from klinkctl import catalog
 from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
-EXPECTED_FORMS = ("const:<d> (const:300ms), uniform:<low>-<high> (uniform:0-2s), normal:<mean>:<sigma> "
-                  "(normal:300ms:50ms), exp:<mean> (exp:240ms), gamma:<k>:<theta> (gamma:60:4ms), "
-                  "lognormal:<median>:<sigma> (lognormal:200ms:0.5), pareto:<scale>:<shape> (pareto:100ms:2.5), "
-                  "zipf:<s>:<low>-<high> (zipf:0.99:0-2s), preset:<CC|GG|EC|EG> (preset:EG); durations in whole ms")
+EXPECTED_FORMS = ", ".join([*(f"{kind.form} ({kind.example})" for kind in catalog.delay_kinds()),
+                            "preset:<CC|GG|EC|EG> (preset:EG); durations in whole ms"])
 GAP_FORMS = "const, gamma:<k> (gamma:2; the mean gap is always 1/rate), or gamma:<k>:<theta> with k·theta = 1/rate"
 
 
@@ -122,41 +121,65 @@ def _range(text: str) -> tuple[int, int]:
     return lo, hi
 
 
+def _const(params: str) -> DelayModel:
+    (d,) = _args(params, 1)
+    value = _ms(d)
+    return DelayModel(f"const:{value}ms", "const", stats.rv_discrete(values=([value], [1.0])), True)
+
+
+def _uniform(params: str) -> DelayModel:
+    lo, hi = _range(params)
+    return DelayModel(f"uniform:{lo}ms-{hi}ms", "uniform", stats.randint(lo, hi + 1), True)
+
+
+def _normal(params: str) -> DelayModel:
+    mean, sigma = _args(params, 2)
+    mu, sd = _ms(mean), _ms(sigma, positive=True)
+    return DelayModel(f"normal:{mu}ms:{sd}ms", "normal", stats.truncnorm(-mu / sd, np.inf, loc=mu, scale=sd), False)
+
+
+def _exp(params: str) -> DelayModel:
+    (mean,) = _args(params, 1)
+    mu = _ms(mean, positive=True)
+    return DelayModel(f"exp:{mu}ms", "exp", stats.expon(scale=mu), False)
+
+
+def _gamma(params: str) -> DelayModel:
+    k, theta = _args(params, 2)
+    shape, scale = _number(k), _number(theta.removesuffix("ms"))
+    return DelayModel(f"gamma:{shape:g}:{scale:g}ms", "gamma", stats.gamma(shape, scale=scale), False)
+
+
+def _lognormal(params: str) -> DelayModel:
+    median, sigma = _args(params, 2)
+    m, s = _ms(median, positive=True), _number(sigma)
+    return DelayModel(f"lognormal:{m}ms:{s:g}", "lognormal", stats.lognorm(s, scale=m), False)
+
+
+def _pareto(params: str) -> DelayModel:
+    scale, shape = _args(params, 2)
+    xm, alpha = _ms(scale, positive=True), _number(shape)
+    return DelayModel(f"pareto:{xm}ms:{alpha:g}", "pareto", stats.pareto(alpha, scale=xm), False)
+
+
+def _zipf(params: str) -> DelayModel:
+    s, span = _args(params, 2)
+    exponent, (lo, hi) = _number(s), _range(span)
+    # delay = lo + (k - 1) ms, P(k) ∝ k^-s for k = 1..hi-lo+1 (the generator's zipf)
+    return DelayModel(f"zipf:{exponent:g}:{lo}ms-{hi}ms", "zipf",
+                      stats.zipfian(exponent, hi - lo + 1, loc=lo - 1), True)
+
+
+#: The distribution of each delay model the generator samples (the catalog's delay kinds; the contract test
+#: checks they are the same set).
+DISTRIBUTIONS = {"const": _const, "uniform": _uniform, "normal": _normal, "exp": _exp, "gamma": _gamma,
+                 "lognormal": _lognormal, "pareto": _pareto, "zipf": _zipf}
+
+
 def _model(kind: str, params: str) -> DelayModel:
-    if kind == "const":
-        (d,) = _args(params, 1)
-        value = _ms(d)
-        return DelayModel(f"const:{value}ms", kind, stats.rv_discrete(values=([value], [1.0])), True)
-    if kind == "uniform":
-        lo, hi = _range(params)
-        return DelayModel(f"uniform:{lo}ms-{hi}ms", kind, stats.randint(lo, hi + 1), True)
-    if kind == "normal":
-        mean, sigma = _args(params, 2)
-        mu, sd = _ms(mean), _ms(sigma, positive=True)
-        return DelayModel(f"normal:{mu}ms:{sd}ms", kind, stats.truncnorm(-mu / sd, np.inf, loc=mu, scale=sd), False)
-    if kind == "exp":
-        (mean,) = _args(params, 1)
-        mu = _ms(mean, positive=True)
-        return DelayModel(f"exp:{mu}ms", kind, stats.expon(scale=mu), False)
-    if kind == "gamma":
-        k, theta = _args(params, 2)
-        shape, scale = _number(k), _number(theta.removesuffix("ms"))
-        return DelayModel(f"gamma:{shape:g}:{scale:g}ms", kind, stats.gamma(shape, scale=scale), False)
-    if kind == "lognormal":
-        median, sigma = _args(params, 2)
-        m, s = _ms(median, positive=True), _number(sigma)
-        return DelayModel(f"lognormal:{m}ms:{s:g}", kind, stats.lognorm(s, scale=m), False)
-    if kind == "pareto":
-        scale, shape = _args(params, 2)
-        xm, alpha = _ms(scale, positive=True), _number(shape)
-        return DelayModel(f"pareto:{xm}ms:{alpha:g}", kind, stats.pareto(alpha, scale=xm), False)
-    if kind == "zipf":
-        s, span = _args(params, 2)
-        exponent, (lo, hi) = _number(s), _range(span)
-        # delay = lo + (k - 1) ms, P(k) ∝ k^-s for k = 1..hi-lo+1 (the generator's zipf)
-        return DelayModel(f"zipf:{exponent:g}:{lo}ms-{hi}ms", kind,
-                          stats.zipfian(exponent, hi - lo + 1, loc=lo - 1), True)
-    raise _Bad("unknown model")
+    if kind not in DISTRIBUTIONS:
+        raise _Bad("unknown model")
+    return DISTRIBUTIONS[kind](params)
 
 
 def preset(spec: str) -> Preset | None:

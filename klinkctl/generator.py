@@ -7,6 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from klinkctl import catalog
 from klinkctl.artifacts import GENERATOR_JAR
 from klinkctl.cpus import pinned
 from klinkctl.errors import KlinkError
@@ -26,7 +27,7 @@ COMPRESSION = "none"
 
 
 #: klink-generator's --pack-bytes limit (GeneratorArgs.MAX_PACK_BYTES: below the producer's max request).
-MAX_PACK_BYTES = 512 * 1024
+MAX_PACK_BYTES: int = catalog.generator()["maxPackBytes"]
 
 
 class GeneratorOptions(Section):

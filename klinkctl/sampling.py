@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from klinkctl import catalog
 from klinkctl.options import Section, option
 
-#: Samplers (java-udfs: io.klink.sampler.Samplers.NAMES); `none` = the job's bounded-out-of-orderness watermarks,
-#: every event counted.
-SAMPLERS = ("none", "aion", "aion-minus", "kslack", "aq-kslack")
+#: Samplers (the catalog's, from io.klink.sampler.Samplers); `none` = the job's bounded-out-of-orderness
+#: watermarks, every event counted.
+SAMPLERS = ("none", *catalog.samplers())
 #: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
 ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans")
 

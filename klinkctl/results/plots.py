@@ -24,9 +24,11 @@ from matplotlib.transforms import offset_copy  # noqa: E402
 
 from klinkctl.results.report import THROUGHPUT_METRICS  # noqa: E402
 from klinkctl.results.runset import SERIES  # noqa: E402
+from klinkctl.run.scheduler_control import AGENT_POLICIES, OUTSIDE_POLICIES  # noqa: E402
 
-#: Policies in the paper's order, so that a policy keeps its colour from figure to figure.
-POLICY_ORDER = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm", "os-priority")
+#: Policies in the paper's order (as io.klink.scheduler.policy.Policies declares them), so that a policy keeps its
+#: colour from figure to figure.
+POLICY_ORDER = (*AGENT_POLICIES, *OUTSIDE_POLICIES)
 LINESTYLES = ("-", "--", ":", "-.")
 PANEL_SIZE = (5.0, 3.6)
 DODGE_POINTS = 4.0  # horizontal distance between the policies' error bars at one x

@@ -11,19 +11,20 @@ import json
 import os
 from pathlib import Path
 
+from klinkctl import catalog
 from klinkctl.options import Section, option
 from klinkctl.stack.flink import agent_status_dir
 from klinkctl.stack.spec import StackSpec
 
-#: Scheduling policies of the runtime scheduler (java-udfs: io.klink.scheduler.policy.Policies.NAMES);
+#: Scheduling policies of the runtime scheduler (the catalog's, from io.klink.scheduler.policy.Policies);
 #: `default` is plain Flink (the scheduler never pauses anything).
-AGENT_POLICIES = ("default", "rr", "fcfs", "hr", "sbox", "klink", "klink-nomm")
+AGENT_POLICIES = catalog.policies()
 #: Policies carried out from outside Flink by klinkctl itself; the agent stays on `default` meanwhile
 #: (os-priority: Lachesis-style nice values, klinkctl.run.os_priority).
 OUTSIDE_POLICIES = ("os-priority",)
 POLICIES = AGENT_POLICIES + OUTSIDE_POLICIES
 #: klink-agent Enforcement: pause (suspend the mailbox, the paper's §5) or priority (nice 19, work-conserving).
-ENFORCEMENTS = ("pause", "priority")
+ENFORCEMENTS = catalog.enforcements()
 
 
 class SchedulerOptions(Section):

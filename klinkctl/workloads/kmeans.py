@@ -9,13 +9,15 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from klinkctl import catalog
 from klinkctl.results import accuracy
 from klinkctl.run.config import BenchConfig
 from klinkctl.workloads import common, lloyd
 
 JAVA_BUILDER = "io.klink.workloads.kmeans.KmeansJob"
 event_time = common.last_column_event_time  # x,y,event_time
-PLANE = 100.0  # KmeansJob.PLANE: points outside [-PLANE, PLANE]² are outliers, dropped by the job's filter
+#: KmeansJob.PLANE: points outside [-PLANE, PLANE]² are outliers, dropped by the job's filter.
+PLANE = catalog.kmeans_plane()
 
 
 def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from klinkctl import catalog
 from klinkctl.run.config import BenchConfig
 from klinkctl.workloads import common
 
@@ -15,7 +16,7 @@ window_errors = None
 
 #: About one expressway per 1000 reports/s, as LR's L=1 input peaks at about that rate.
 REPORTS_PER_S_PER_EXPRESSWAY = 1000
-MAX_EXPRESSWAYS = 32  # klink-generator's LrbEventCodec.MAX_EXPRESSWAYS
+MAX_EXPRESSWAYS: int = catalog.generator()["maxExpressways"]  # klink-generator's LrbEventCodec.MAX_EXPRESSWAYS
 SEGMENTS = 100
 DEFAULT_ACCIDENTS_PER_MINUTE = 2.0
 

@@ -3,9 +3,11 @@ CLI is made without importing the workloads' NumPy/pandas code)."""
 
 from __future__ import annotations
 
+from klinkctl import catalog
 from klinkctl.options import Section, option
 
-WORKLOADS = ("ysb", "nyt", "lrb", "kmeans")
+#: The workloads java-udfs declares (io.klink.workloads.Workloads, through the catalog).
+WORKLOADS = catalog.workloads()
 SLIDING = ("nyt", "lrb")
 #: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
 #: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis'; a

@@ -3,12 +3,17 @@ package io.klink.agent;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Options passed on the agent's command line: {@code -javaagent:klink-agent.jar=key=value,key=value}.
- * Unknown keys are kept so that later modules (scheduler, policies) can read their own settings.
+ * Unknown keys are refused (naming the key), so a misspelt option is an error rather than ignored; the
+ * scheduler's settings come from the control file ({@link ControlFile}), not from here.
  */
 public record AgentOptions(Map<String, String> values) {
+
+    /** Every option the agent reads. */
+    public static final Set<String> KEYS = Set.of("statusDir");
 
     public static AgentOptions parse(String agentArgs) {
         Map<String, String> values = new LinkedHashMap<>();
@@ -24,7 +29,11 @@ public record AgentOptions(Map<String, String> values) {
                 throw new IllegalArgumentException(
                         "klink-agent option '" + pair + "' is not key=value (options: " + agentArgs + ")");
             }
-            values.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            String key = pair.substring(0, eq).trim();
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown klink-agent option '" + key + "'; known: " + KEYS);
+            }
+            values.put(key, pair.substring(eq + 1).trim());
         }
         return new AgentOptions(Map.copyOf(values));
     }

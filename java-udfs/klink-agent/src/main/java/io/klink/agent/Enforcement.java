@@ -2,6 +2,9 @@ package io.klink.agent;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * How the scheduler carries out a choice.
@@ -28,6 +31,12 @@ public enum Enforcement {
      * metric query service runs at 1, and demoting it too would starve the REST metrics under overload.
      */
     public static final int DEMOTED_PRIORITY = 2;
+
+    /** The control file's parameter that names the enforcement. */
+    public static final String PARAMETER = "enforce";
+
+    /** The values {@link #parse} takes, as klinkctl's --enforce does. */
+    public static final List<String> NAMES = Arrays.stream(values()).map(e -> e.name().toLowerCase(Locale.ROOT)).toList();
 
     /** The control file's {@code enforce} parameter; missing = pause. */
     public static Enforcement parse(String value) {

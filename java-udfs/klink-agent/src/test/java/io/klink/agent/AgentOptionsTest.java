@@ -12,9 +12,9 @@ class AgentOptionsTest {
 
     @Test
     void parsesKeyValuePairsInOrder() {
-        AgentOptions options = AgentOptions.parse("statusDir=/tmp/x, policy=klink");
+        AgentOptions options = AgentOptions.parse(" statusDir=/tmp/x ");
         assertEquals(Path.of("/tmp/x"), options.statusDir());
-        assertEquals("klink", options.get("policy", "default"));
+        assertEquals("/tmp/x", options.get("statusDir", "none"));
     }
 
     @Test
@@ -32,7 +32,9 @@ class AgentOptionsTest {
     }
 
     @Test
-    void unknownKeysFallBack() {
-        assertEquals("default", AgentOptions.parse("a=b").get("policy", "default"));
+    void unknownKeysAreRejectedByName() {
+        IllegalArgumentException error =
+                assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("statusDir=/x,stautsDir=/y"));
+        assertTrue(error.getMessage().contains("'stautsDir'"), error.getMessage());
     }
 }

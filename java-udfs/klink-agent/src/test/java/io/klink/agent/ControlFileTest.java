@@ -14,10 +14,10 @@ class ControlFileTest {
     @Test
     void parsesPolicyParamsAndRunDir() {
         ControlFile c = ControlFile.parse(
-                "{\"policy\": \"Klink\", \"params\": {\"r\": \"120\", \"C\": 2, \"f\": 0.9, \"x\": true},"
+                "{\"policy\": \"Klink\", \"params\": {\"r\": \"120\", \"C\": 2, \"f\": 0.9, \"strict\": true},"
                         + " \"run_dir\": \"/abs/results/run-1\"}\n");
         assertEquals("klink", c.policy());
-        assertEquals(Map.of("r", "120", "C", "2", "f", "0.9", "x", "true"), c.params());
+        assertEquals(Map.of("r", "120", "C", "2", "f", "0.9", "strict", "true"), c.params());
         assertEquals(Path.of("/abs/results/run-1"), c.runDir());
     }
 
@@ -27,6 +27,16 @@ class ControlFileTest {
         assertTrue(c.isDefault());
         assertNull(c.runDir());
         assertTrue(c.params().isEmpty());
+    }
+
+    @Test
+    void unknownKeysAndParametersAreRejectedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ControlFile.parse(
+                "{\"policy\": \"rr\", \"run_dir\": \"/x\", \"params\": {\"quantm\": 2}}"));
+        assertTrue(e.getMessage().contains("'quantm'"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ControlFile.parse(
+                "{\"policy\": \"rr\", \"rundir\": \"/x\"}"));
+        assertTrue(e.getMessage().contains("'rundir'"), e.getMessage());
     }
 
     @Test

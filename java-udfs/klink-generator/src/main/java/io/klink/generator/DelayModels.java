@@ -1,33 +1,44 @@
 package io.klink.generator;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
- * Parser for delay specs {@code <kind>:<arguments>}. A new distribution is one more entry in
- * {@link #KINDS} (and one example in {@link #EXPECTED}); klinkctl/delay.py mirrors the same syntax.
+ * Parser for delay specs {@code <kind>:<arguments>}. A new distribution is one more entry in {@link #KINDS};
+ * the build's catalog (klink-catalog) carries them to klinkctl/delay.py, which parses the same syntax.
  */
 public final class DelayModels {
 
-    private static final Map<String, Function<String, DelayModel>> KINDS = new LinkedHashMap<>();
+    /**
+     * A delay model: its name, its form ({@code <...>} marks each parameter), an example spec and its parser
+     * (of the part after {@code <kind>:}).
+     */
+    public record Kind(String name, String form, String example, Function<String, DelayModel> parser) {
+        private static final Pattern PARAMETER = Pattern.compile("<([^>]+)>");
 
-    static {
-        KINDS.put("const", ConstantDelay::parseArgument);
-        KINDS.put("uniform", RandomDelays.Uniform::parseArgument);
-        KINDS.put("normal", RandomDelays.Normal::parseArgument);
-        KINDS.put("exp", RandomDelays.Exponential::parseArgument);
-        KINDS.put("gamma", RandomDelays.Gamma::parseArgument);
-        KINDS.put("lognormal", RandomDelays.Lognormal::parseArgument);
-        KINDS.put("pareto", RandomDelays.Pareto::parseArgument);
-        KINDS.put("zipf", RandomDelays.Zipf::parseArgument);
+        /** The parameters' names, in the order the form takes them. */
+        public List<String> parameters() {
+            return PARAMETER.matcher(form).results().map(m -> m.group(1)).toList();
+        }
     }
 
+    public static final List<Kind> KINDS = List.of(
+            new Kind("const", "const:<d>", "const:300ms", ConstantDelay::parseArgument),
+            new Kind("uniform", "uniform:<low>-<high>", "uniform:0-2s", RandomDelays.Uniform::parseArgument),
+            new Kind("normal", "normal:<mean>:<sigma>", "normal:300ms:50ms", RandomDelays.Normal::parseArgument),
+            new Kind("exp", "exp:<mean>", "exp:240ms", RandomDelays.Exponential::parseArgument),
+            new Kind("gamma", "gamma:<k>:<theta>", "gamma:60:4ms", RandomDelays.Gamma::parseArgument),
+            new Kind("lognormal", "lognormal:<median>:<sigma>", "lognormal:200ms:0.5",
+                    RandomDelays.Lognormal::parseArgument),
+            new Kind("pareto", "pareto:<scale>:<shape>", "pareto:100ms:2.5", RandomDelays.Pareto::parseArgument),
+            new Kind("zipf", "zipf:<s>:<low>-<high>", "zipf:0.99:0-2s", RandomDelays.Zipf::parseArgument));
+
     /** What a valid spec looks like; part of every parse error. */
-    public static final String EXPECTED = "expected one of const:<d> (const:300ms), uniform:<low>-<high> (uniform:0-2s), "
-            + "normal:<mean>:<sigma> (normal:300ms:50ms), exp:<mean> (exp:240ms), gamma:<k>:<theta> (gamma:60:4ms), "
-            + "lognormal:<median>:<sigma> (lognormal:200ms:0.5), pareto:<scale>:<shape> (pareto:100ms:2.5), "
-            + "zipf:<s>:<low>-<high> (zipf:0.99:0-2s); durations in whole ms";
+    public static final String EXPECTED = "expected one of " + KINDS.stream()
+            .map(k -> k.form() + " (" + k.example() + ")").collect(Collectors.joining(", "))
+            + "; durations in whole ms";
 
     private DelayModels() {
     }
@@ -39,7 +50,9 @@ public final class DelayModels {
         }
         String s = spec.trim();
         int colon = s.indexOf(':');
-        Function<String, DelayModel> parser = colon > 0 ? KINDS.get(s.substring(0, colon)) : null;
+        String name = colon > 0 ? s.substring(0, colon) : "";
+        Function<String, DelayModel> parser = KINDS.stream().filter(k -> k.name().equals(name))
+                .map(Kind::parser).findFirst().orElse(null);
         if (parser == null) {
             throw new IllegalArgumentException("invalid delay spec '" + spec + "': " + EXPECTED);
         }

@@ -1,5 +1,6 @@
 package io.klink.generator;
 
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -14,6 +15,11 @@ import java.util.SplittableRandom;
 public interface Gaps {
 
     String EXPECTED = "expected const or gamma:<k> (e.g. gamma:2; the mean gap is 1/rate)";
+
+    /** The gap models as the build's catalog lists them: name, form and example spec (each parsed by {@link #parse}). */
+    record Kind(String name, String form, String example) {}
+
+    List<Kind> KINDS = List.of(new Kind("const", "const", "const"), new Kind("gamma", "gamma:<k>", "gamma:2"));
 
     /** Offset (ns since the start) of event {@code k + 1} of a topic whose event {@code k} is at {@code offsetK}. */
     long nextOffsetNanos(long k, long offsetK, SplittableRandom rng);

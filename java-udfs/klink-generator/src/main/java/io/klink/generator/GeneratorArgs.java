@@ -62,16 +62,17 @@ public final class GeneratorArgs {
             "Exit codes: 0 done, 1 runtime failure (e.g. Kafka unreachable), 2 bad command line;",
             "SIGTERM/SIGINT stop the run, flush the producer and write the summary with status \"interrupted\".");
 
-    private static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
+    public static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
-    static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans");
-    private static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
+    /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
+    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans");
+    public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
     /** Below the producer's max.request.size (1 MiB) with room for the record batch's framing. */
-    static final int MAX_PACK_BYTES = 512 * 1024;
+    public static final int MAX_PACK_BYTES = 512 * 1024;
 
     public String bootstrap;
     public List<String> topics = List.of();

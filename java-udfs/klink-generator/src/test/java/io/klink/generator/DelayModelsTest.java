@@ -5,11 +5,30 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class DelayModelsTest {
+
+    @Test
+    void everyKindsExampleParsesAsThatKindAndRoundTrips() {
+        for (DelayModels.Kind kind : DelayModels.KINDS) {
+            DelayModel m = DelayModels.parse(kind.example());
+            assertTrue(m.spec().startsWith(kind.name() + ":"), m.spec());
+            assertEquals(m, DelayModels.parse(m.spec()), "spec() round-trips");
+            assertTrue(kind.form().startsWith(kind.name() + ":") && !kind.parameters().isEmpty(), kind.form());
+            assertTrue(DelayModels.EXPECTED.contains(kind.form() + " (" + kind.example() + ")"));
+        }
+    }
+
+    @Test
+    void everyGapKindsExampleParses() {
+        for (Gaps.Kind kind : Gaps.KINDS) {
+            assertEquals(kind.example(), Gaps.parse(kind.example(), new Schedule(1000)).spec());
+        }
+    }
 
     @ParameterizedTest
     @CsvSource({

@@ -1,10 +1,13 @@
 package io.klink.scheduler.policy;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Scheduler and policy parameters, parsed from {@code key=value} options (the agent's options map;
- * keys this class does not know are ignored, because that map also carries the agent's own options).
+ * keys this class does not know are ignored here: the agent's control file reader refuses keys neither it nor
+ * {@link #DEFAULTS} knows).
  *
  * @param cycleMs      r: scheduling cycle, ms (&gt; 0; paper: 120)
  * @param history      h: epochs of history for Klink's and LR's estimators (&gt;= 1; paper: 400)
@@ -50,6 +53,25 @@ public record PolicyConfig(
     public static final int DEFAULT_QUANTUM = 1;
     public static final int DEFAULT_AGING_CYCLES = 0;
     public static final int DEFAULT_MEMORY_CYCLES = 25;
+
+    /** Every key {@link #parse} reads and its default; null = decided at run time (the processors available). */
+    public static final Map<String, Object> DEFAULTS = defaultsByKey();
+
+    private static Map<String, Object> defaultsByKey() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("r", DEFAULT_CYCLE_MS);
+        d.put("h", DEFAULT_HISTORY);
+        d.put("f", DEFAULT_CONFIDENCE);
+        d.put("b", DEFAULT_MEMORY_BOUND);
+        d.put("C", null);
+        d.put("cpu", null);
+        d.put("quantum", DEFAULT_QUANTUM);
+        d.put("age", DEFAULT_AGING_CYCLES);
+        d.put("mmcycles", DEFAULT_MEMORY_CYCLES);
+        d.put("strict", false);
+        d.put("fill", false);
+        return Collections.unmodifiableMap(d);
+    }
 
     public PolicyConfig {
         if (cycleMs <= 0) {

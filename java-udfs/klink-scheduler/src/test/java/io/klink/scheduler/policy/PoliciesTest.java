@@ -70,6 +70,33 @@ class PoliciesTest {
     }
 
     @Test
+    void everyDeclaredKeyIsParsedAndEveryPolicyParameterIsDeclared() {
+        for (String key : PolicyConfig.DEFAULTS.keySet()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> PolicyConfig.parse(Map.of(key, "not-a-value")));
+            assertTrue(e.getMessage().startsWith("parameter " + key + " "), e.getMessage());
+        }
+        for (Policies.Policy p : Policies.ALL) {
+            assertTrue(PolicyConfig.DEFAULTS.keySet().containsAll(p.parameters()), p.name());
+        }
+        assertTrue(PolicyConfig.DEFAULTS.keySet().containsAll(Policies.SCHEDULER_PARAMETERS));
+    }
+
+    @Test
+    void declaredDefaultsAreTheParsedOnes() {
+        PolicyConfig d = PolicyConfig.defaults();
+        assertEquals(d.cycleMs(), PolicyConfig.DEFAULTS.get("r"));
+        assertEquals(d.history(), PolicyConfig.DEFAULTS.get("h"));
+        assertEquals(d.confidence(), PolicyConfig.DEFAULTS.get("f"));
+        assertEquals(d.memoryBound(), PolicyConfig.DEFAULTS.get("b"));
+        assertEquals(d.quantum(), PolicyConfig.DEFAULTS.get("quantum"));
+        assertEquals(d.agingCycles(), PolicyConfig.DEFAULTS.get("age"));
+        assertEquals(d.memoryCycles(), PolicyConfig.DEFAULTS.get("mmcycles"));
+        assertEquals(d.strictSlack(), PolicyConfig.DEFAULTS.get("strict"));
+        assertEquals(d.fillCycle(), PolicyConfig.DEFAULTS.get("fill"));
+    }
+
+    @Test
     void defaultPolicyReturnsEveryTaskAndNeverPauses() {
         SchedulerState s = Fx.state(Fx.T0, 120, 0.99,
                 List.of(source("a", "q1"), source("b", "q2"), source("c", "q3")),

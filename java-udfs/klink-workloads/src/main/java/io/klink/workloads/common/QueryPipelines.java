@@ -7,9 +7,11 @@ import io.klink.metrics.MarkerInjector;
 import io.klink.sampler.SamplerConfig;
 import io.klink.sampler.SamplingOperator;
 import io.klink.sampler.ValueModel;
+import io.klink.workloads.Workloads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
@@ -21,7 +23,9 @@ import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -51,21 +55,53 @@ public final class QueryPipelines {
     /** The job config's sampler settings, made a query's {@link SamplerConfig} by {@link #sampled}. */
     public record Sampler(String kind, long substreamMs, double error, double confidence, int history, long seed) {}
 
-    /** Job configs carry keys a builder does not read (e.g. "builder" for jobs/java_pipelines.py). */
+    /** Refuses unknown and missing keys, so a misspelt key is an error rather than a silent Java default. */
     public static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true)
+            .configure(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES, true);
 
     private QueryPipelines() {}
 
-    public static <T> T readConfig(String json, Class<T> type) throws IOException {
-        return JSON.readValue(json, type);
+    /** The part of a job config that is {@code type}'s (the other keys are the common ones or the workload's). */
+    public static <T extends Record> T readConfig(String json, Class<T> type) throws IOException {
+        ObjectNode part = (ObjectNode) JSON.readTree(json);
+        part.retain(Workloads.keys(type));
+        return JSON.treeToValue(part, type);
     }
 
-    /** The run's common settings from a job config; sets the job's watermark interval. */
-    public static Run start(StreamExecutionEnvironment env, String configJson) throws IOException {
+    /**
+     * The run's common settings from a job config whose workload reads {@code workloadConfig}; sets the job's
+     * watermark interval.
+     *
+     * @throws IllegalArgumentException naming the first key neither the common settings nor the workload know
+     */
+    public static Run start(StreamExecutionEnvironment env, String configJson,
+                            Class<? extends Record> workloadConfig) throws IOException {
+        refuseUnknownKeys(JSON.readTree(configJson), Workloads.jobConfigKeys(workloadConfig));
         Run run = readConfig(configJson, Run.class);
         env.getConfig().setAutoWatermarkInterval(run.watermarkIntervalMs());
         return run;
+    }
+
+    /** Refuses a key the common settings, the workload, the sampler settings or a query do not know. */
+    static void refuseUnknownKeys(JsonNode config, Set<String> known) {
+        refuseUnknownKeys(config, known, "job config");
+        JsonNode sampler = config.path("sampler");
+        if (sampler.isObject()) {
+            refuseUnknownKeys(sampler, Workloads.keys(Sampler.class), "job config's sampler");
+        }
+        config.path("queries").forEach(query -> refuseUnknownKeys(query, Workloads.keys(Query.class), "job config's query"));
+    }
+
+    private static void refuseUnknownKeys(JsonNode node, Set<String> known, String what) {
+        if (!node.isObject()) {
+            throw new IllegalArgumentException("the " + what + " must be a JSON object");
+        }
+        node.fieldNames().forEachRemaining(key -> {
+            if (!known.contains(key)) {
+                throw new IllegalArgumentException("unknown " + what + " key '" + key + "'; known: " + known);
+            }
+        });
     }
 
     /** Kafka source (event time from the envelopes, bounded out-of-orderness) followed by the marker injector. */

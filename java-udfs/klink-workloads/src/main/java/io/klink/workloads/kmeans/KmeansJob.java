@@ -31,7 +31,7 @@ public final class KmeansJob {
     public record Config(long windowMs, int k, int iterations) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         for (Query query : run.queries()) {
             String q = query.id() + "/";

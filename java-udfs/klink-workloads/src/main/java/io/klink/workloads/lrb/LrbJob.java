@@ -32,7 +32,7 @@ public final class LrbJob {
     public record Config(long windowMs, long slideMs, long tollWindowMs, long tollMinCars) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         if (config.tollWindowMs() <= 0 || config.slideMs() % config.tollWindowMs() != 0) {
             throw new IllegalArgumentException("the toll window (" + config.tollWindowMs()

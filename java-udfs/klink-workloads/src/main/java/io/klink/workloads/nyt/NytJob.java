@@ -33,7 +33,7 @@ public final class NytJob {
     public record Config(long windowMs, long slideMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         for (Query query : run.queries()) {
             addQuery(env, run, config, query);

@@ -31,7 +31,7 @@ public final class YsbJob {
     public record Config(String campaignsFile, long windowMs) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
-        QueryPipelines.Run run = QueryPipelines.start(env, configJson);
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         Map<String, List<String>> campaigns = QueryPipelines.JSON.readValue(
                 Files.readString(Path.of(config.campaignsFile())), new TypeReference<Map<String, List<String>>>() {});

@@ -1,0 +1,79 @@
+package io.klink.catalog;
+
+import io.klink.agent.AgentOptions;
+import io.klink.agent.ControlFile;
+import io.klink.agent.Enforcement;
+import io.klink.generator.DelayModels;
+import io.klink.generator.Gaps;
+import io.klink.generator.GeneratorArgs;
+import io.klink.generator.LrbEventCodec;
+import io.klink.sampler.Samplers;
+import io.klink.scheduler.policy.Policies;
+import io.klink.scheduler.policy.PolicyConfig;
+import io.klink.workloads.Workloads;
+import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.kmeans.KmeansJob;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What klinkctl must agree on with the Java side, read from the Java declarations themselves: policies,
+ * samplers, delay and gap models, workloads, the keys of every file klinkctl writes for Java, and the limits
+ * klinkctl checks up front. Written to {@code klink-catalog/target/klink-catalog.json} by {@link WriteCatalog}.
+ */
+public final class Catalog {
+
+    /** Raised when the catalog's layout changes in a way its reader (klinkctl/catalog.py) must follow. */
+    public static final int FORMAT = 1;
+
+    private Catalog() {}
+
+    public static Map<String, Object> build() {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("format", FORMAT);
+        c.put("policies", Policies.ALL.stream().map(p -> entry("name", p.name(), "parameters", p.parameters())).toList());
+        c.put("schedulerParameters", Policies.SCHEDULER_PARAMETERS);
+        c.put("policyParameterDefaults", PolicyConfig.DEFAULTS);
+        c.put("enforcements", Enforcement.NAMES);
+        c.put("controlFile", entry("keys", sorted(ControlFile.KEYS), "parameters", List.copyOf(ControlFile.PARAMETERS)));
+        c.put("agentOptions", sorted(AgentOptions.KEYS));
+        c.put("samplers", Samplers.ALL.stream().map(s -> entry("name", s.name())).toList());
+        c.put("delayKinds", DelayModels.KINDS.stream().map(Catalog::delayKind).toList());
+        c.put("gapKinds", Gaps.KINDS.stream()
+                .map(k -> entry("name", k.name(), "form", k.form(), "example", k.example())).toList());
+        c.put("workloads", Workloads.ALL.stream().map(w -> entry("name", w.name(), "builder", w.builder().getName(),
+                "jobConfigKeys", List.copyOf(w.jobConfigKeys()))).toList());
+        c.put("jobConfig", entry("sampler", keys(QueryPipelines.Sampler.class), "query", keys(QueryPipelines.Query.class)));
+        c.put("generator", entry("workloads", GeneratorArgs.WORKLOADS,
+                "options", sorted(GeneratorArgs.VALUE_FLAGS), "switches", sorted(GeneratorArgs.SWITCHES),
+                "maxPackBytes", GeneratorArgs.MAX_PACK_BYTES,
+                "maxExpressways", LrbEventCodec.MAX_EXPRESSWAYS));
+        c.put("kmeans", entry("plane", KmeansJob.PLANE));
+        return c;
+    }
+
+    /** A delay model with its parameters and its example's canonical spec (what the generator reports back). */
+    private static Map<String, Object> delayKind(DelayModels.Kind k) {
+        return entry("name", k.name(), "form", k.form(), "parameters", k.parameters(), "example", k.example(),
+                "canonical", DelayModels.parse(k.example()).spec());
+    }
+
+    private static List<String> keys(Class<? extends Record> record) {
+        return List.copyOf(Workloads.keys(record));
+    }
+
+    private static List<String> sorted(Collection<String> names) {
+        return names.stream().sorted().toList();
+    }
+
+    /** An ordered map of alternating keys and values. */
+    private static Map<String, Object> entry(Object... keysAndValues) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
+    }
+}

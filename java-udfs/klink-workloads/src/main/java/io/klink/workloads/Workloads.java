@@ -1,0 +1,55 @@
+package io.klink.workloads;
+
+import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.kmeans.KmeansJob;
+import io.klink.workloads.lrb.LrbJob;
+import io.klink.workloads.nyt.NytJob;
+import io.klink.workloads.ysb.YsbJob;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Every workload: its name ({@code klinkctl bench <workload>}, klink-generator {@code --workload}), the class whose
+ * static {@code build(env, configJson)} adds its queries, and the record of its own job-config keys. The one
+ * declaration the build's catalog (klink-catalog) and klinkctl read.
+ */
+public final class Workloads {
+
+    public record Workload(String name, Class<?> builder, Class<? extends Record> config) {
+
+        /** Every key its job config may have: the builder's name, the common keys and its own. */
+        public Set<String> jobConfigKeys() {
+            return Workloads.jobConfigKeys(config);
+        }
+    }
+
+    public static final List<Workload> ALL = List.of(
+            new Workload("ysb", YsbJob.class, YsbJob.Config.class),
+            new Workload("nyt", NytJob.class, NytJob.Config.class),
+            new Workload("lrb", LrbJob.class, LrbJob.Config.class),
+            new Workload("kmeans", KmeansJob.class, KmeansJob.Config.class));
+
+    public static final List<String> NAMES = ALL.stream().map(Workload::name).toList();
+
+    /** The key jobs/java_pipelines.py reads: the builder class to call. */
+    public static final String BUILDER_KEY = "builder";
+
+    private Workloads() {}
+
+    /** Every top-level key of a job config whose workload reads {@code workloadConfig}. */
+    public static Set<String> jobConfigKeys(Class<? extends Record> workloadConfig) {
+        Set<String> keys = new LinkedHashSet<>(List.of(BUILDER_KEY));
+        keys.addAll(keys(QueryPipelines.Run.class));
+        keys.addAll(keys(workloadConfig));
+        return keys;
+    }
+
+    /** A record's component names: the JSON keys Jackson reads it from. */
+    public static Set<String> keys(Class<? extends Record> record) {
+        Set<String> keys = new LinkedHashSet<>();
+        Arrays.stream(record.getRecordComponents()).forEach(c -> keys.add(c.getName()));
+        return keys;
+    }
+}
