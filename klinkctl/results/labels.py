@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 
 #: Scheduler settings in label order: bench setting -> its name in the paper (enforce shows its value alone,
 #: strict_slack the word "strict", fill_cycle "fill").
 SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
                       "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill"}
-DEFAULTS = {name: field.default for name, field in BenchConfig.model_fields.items()}
+DEFAULTS = {name: field.default for name, field in RunSpec.model_fields.items()}
 UNSCHEDULED = "default"
 
 

@@ -27,7 +27,7 @@ from klinkctl.progress import Progress, no_progress
 from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 from klinkctl.stack import backends
 from klinkctl.stack.processes import pid_alive
 from klinkctl.stack.spec import StackSpec
@@ -63,7 +63,7 @@ def git_commit() -> str:
         return "unknown"
 
 
-def new_run_dir(results_root: Path, config: BenchConfig) -> tuple[str, Path]:
+def new_run_dir(results_root: Path, config: RunSpec) -> tuple[str, Path]:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_id = f"{config.workload}-{config.policy}-{stamp}"
     suffix = 1
@@ -74,7 +74,7 @@ def new_run_dir(results_root: Path, config: BenchConfig) -> tuple[str, Path]:
     return run_id, results_root / run_id
 
 
-def write_resolved_config(run_dir: Path, run_id: str, config: BenchConfig, spec: StackSpec) -> dict:
+def write_resolved_config(run_dir: Path, run_id: str, config: RunSpec, spec: StackSpec) -> dict:
     resolved = {
         "run": run_id,
         "bench": config.to_dict(),
@@ -119,23 +119,23 @@ def signals_as_interrupt():
             signal.signal(sig, handler)
 
 
-def drain_ms(config: BenchConfig) -> int:
+def drain_ms(config: RunSpec) -> int:
     """How long after the last event the last fireable window needs to reach the output operator."""
     return int(config.network_delay.quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
 
 
-def progress_after_end_ms(config: BenchConfig) -> int:
+def progress_after_end_ms(config: RunSpec) -> int:
     """Event time the generator's progress records cover after its last event: the watermark bound B moves the
     source's watermark past the end; the delay's tail covers a K-Slack sampler, whose slack is the largest delay."""
     return config.watermark_bound_ms + int(config.network_delay.quantile_ms(0.999))
 
 
-def drain_cap_ms(config: BenchConfig) -> int:
+def drain_cap_ms(config: RunSpec) -> int:
     """However large the backlog, a run waits at most this long after its end for its last windows."""
     return max(60_000, 2 * config.duration_ms)
 
 
-def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_processes: dict[str, int],
+def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_processes: dict[str, int],
               progress: Progress = no_progress) -> RunOutcome:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(_backend_name(spec), stack_processes)
@@ -223,7 +223,7 @@ def run_bench(spec: StackSpec, config: BenchConfig, results_root: Path, stack_pr
     return RunOutcome(run_dir, summary)
 
 
-def scheduler_ran(config: BenchConfig, run_dir: Path) -> bool:
+def scheduler_ran(config: RunSpec, run_dir: Path) -> bool:
     """False if a policy was asked for but no TaskManager ran a single cycle of it (e.g. it failed to load)."""
     if config.agent_policy == "default":
         return True
@@ -235,7 +235,7 @@ def scheduler_ran(config: BenchConfig, run_dir: Path) -> bool:
         return bool(rows.readline())  # at least one cycle
 
 
-def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.GeneratorProcess,
+def _follow(spec: StackSpec, config: RunSpec, job_id: str, gen: generator.GeneratorProcess,
             collector: MetricsCollector, start_at_ms: int, progress: Progress,
             stack_processes: dict[str, int] | None = None) -> None:
     """Until the generator finished and the last windows had time to come out; fail fast on a crash."""
@@ -267,7 +267,7 @@ def _follow(spec: StackSpec, config: BenchConfig, job_id: str, gen: generator.Ge
 STALL_MS = 10_000
 
 
-def _await_last_windows(spec: StackSpec, config: BenchConfig, job_id: str, plan: common.Plan,
+def _await_last_windows(spec: StackSpec, config: RunSpec, job_id: str, plan: common.Plan,
                         collector: MetricsCollector, sampler: ResourceSampler, span: tuple[int, int], run_dir: Path,
                         progress: Progress) -> None:
     """After the generator's end, until every window the run must measure has fired: at least the drain time,
@@ -308,7 +308,7 @@ def _await_last_windows(spec: StackSpec, config: BenchConfig, job_id: str, plan:
     write_json(run_dir / "drain.json", report)
 
 
-def _teardown(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
+def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
               job_id: str | None, gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
               sampler: ResourceSampler | None, prioritiser: os_priority.OsPriority | None = None) -> list[str]:
     """Every step is attempted whatever the others do (a dead broker or JobManager must not leave the job or
@@ -358,11 +358,11 @@ def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloa
         pd.DataFrame({"delay_ms": values, "events": counts}).to_csv(run_dir / "ingestion-delays.csv", index=False)
 
 
-def write_exact_results(spec: StackSpec, config: BenchConfig, plan: common.Plan, workload: workloads.Workload,
+def write_exact_results(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: workloads.Workload,
                         run_dir: Path) -> None:
     """exact.csv: query, window_end, key, exact, events (+ the workload's columns, e.g. kMeans' centroid) — every
     window's result over every event the generator wrote (the input topics), computed without Flink."""
-    assert workload.exact_results is not None  # BenchConfig.validate: accuracy only for ACCURACY_WORKLOADS
+    assert workload.exact_results is not None  # RunSpec.validate: accuracy only for ACCURACY_WORKLOADS
     frames = []
     for query in plan.queries:
         values = kafka_io.topic_values(spec.bootstrap_servers, query.topic)

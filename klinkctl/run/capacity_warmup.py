@@ -10,7 +10,7 @@ from klinkctl.errors import KlinkError, RunNotCompleted
 
 if TYPE_CHECKING:
     from klinkctl.run.bench import RunOutcome
-    from klinkctl.run.config import BenchConfig
+    from klinkctl.run.config import RunSpec
 
 AUTO = "auto"
 #: A TaskManager reads far below its steady rate in its first jobs (docs/capacity.md, "Warm-up runs"): 0.1x
@@ -30,7 +30,7 @@ def parse_warmup_runs(value: str) -> int | None:
     return int(value)
 
 
-def warmup_run_config(config: BenchConfig) -> BenchConfig:
+def warmup_run_config(config: RunSpec) -> RunSpec:
     """A probe's config, shortened to WARMUP_RUN_MS (never below its own warm-up, never above its duration)."""
     duration = min(config.duration_ms, max(WARMUP_RUN_MS, config.warmup_ms + 1000))
     return config.changed(duration_ms=duration)
@@ -47,7 +47,7 @@ def warmups_needed(spec, requested: int | None) -> tuple[str, int]:
             max(0, WARM_AFTER_JOBS - run_before))
 
 
-def run_warmups(config: BenchConfig, count: int, run: Callable[[BenchConfig, int], RunOutcome]) -> list[str]:
+def run_warmups(config: RunSpec, count: int, run: Callable[[RunSpec, int], RunOutcome]) -> list[str]:
     """Runs ``count`` warm-up runs (``run(config, number)``) of the probe config, shortened; their directories.
     A warm-up run that does not complete ends the search before its first probe."""
     warmup_config = warmup_run_config(config)

@@ -24,16 +24,16 @@ from klinkctl.workloads.options import (SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, J
                                         NytOptions, YsbOptions)
 
 __all__ = ["AGENT_POLICIES", "ACCURACY_WORKLOADS", "ENFORCEMENTS", "OUTSIDE_POLICIES", "POLICIES", "SAMPLERS",
-           "WORKLOADS", "WORKLOAD_DEFAULTS", "BenchConfig", "OPTIONS", "resolve", "load_yaml", "user_settings"]
+           "WORKLOADS", "WORKLOAD_DEFAULTS", "RunSpec", "OPTIONS", "resolve", "load_yaml", "user_settings"]
 
 
-class BenchConfig(KmeansOptions, LrbOptions, NytOptions, YsbOptions, LoadOptions, SamplerOptions, SchedulerOptions,
+class RunSpec(KmeansOptions, LrbOptions, NytOptions, YsbOptions, LoadOptions, SamplerOptions, SchedulerOptions,
                   GeneratorOptions, JobOptions):
     """Every component's options in one typed object (each declared once, by its component); built once per run
     by `resolve` (or a sweep's plan) and passed on as it is."""
 
     @model_validator(mode="after")
-    def _consistent(self) -> BenchConfig:
+    def _consistent(self) -> RunSpec:
         """The checks that span options (types and ranges are each option's own declaration)."""
         self._refuse_options_of_other_workloads()
         if self.warmup_ms >= self.duration_ms:
@@ -116,7 +116,7 @@ class BenchConfig(KmeansOptions, LrbOptions, NytOptions, YsbOptions, LoadOptions
     def to_dict(self) -> dict:
         return self.model_dump()
 
-    def changed(self, **changes: Any) -> BenchConfig:
+    def changed(self, **changes: Any) -> RunSpec:
         """The same spec with `changes` (field values), validated again."""
         return build({**self.model_dump(), **changes})
 
@@ -156,17 +156,17 @@ _CLI = {o.name: o.cli for o in OPTIONS}
 
 
 def user_settings(raw: dict, source: str) -> dict[str, Any]:
-    """Settings as users write them (`duration: 60s`, `watermark-bound: 1s`) -> BenchConfig field values."""
+    """Settings as users write them (`duration: 60s`, `watermark-bound: 1s`) -> RunSpec field values."""
     return from_user(raw, OPTIONS, source)
 
 
-def build(values: dict[str, Any]) -> BenchConfig:
-    """A validated BenchConfig from field values, with `--load` applied; any problem is one KlinkError line."""
+def build(values: dict[str, Any]) -> RunSpec:
+    """A validated RunSpec from field values, with `--load` applied; any problem is one KlinkError line."""
     try:
         given_load = {k: values[k] for k in ("load", "capacity") if k in values}
         values = apply_load({**values, **LoadOptions.model_validate(given_load).model_dump(include=set(given_load))})
         workload = str(values.get("workload", JobOptions.model_fields["workload"].default))
-        return BenchConfig.model_validate({**WORKLOAD_DEFAULTS.get(workload, {}), **values})
+        return RunSpec.model_validate({**WORKLOAD_DEFAULTS.get(workload, {}), **values})
     except ValidationError as error:
         raise KlinkError(one_line(error, OPTIONS)) from None
 
@@ -185,7 +185,7 @@ def load_yaml(path: Path) -> dict:
     return user_settings(raw.get("bench", raw), str(path))
 
 
-def resolve(config_file: Path | None, overrides: dict) -> BenchConfig:
+def resolve(config_file: Path | None, overrides: dict) -> RunSpec:
     """Defaults, then the config file, then every command-line option that was given (Click has already
     typed them)."""
     values = load_yaml(config_file) if config_file else {}

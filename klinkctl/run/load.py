@@ -56,7 +56,7 @@ _NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def capacity_path(template: str, values: dict) -> str:
-    """A capacity path with `{field}` placeholders (BenchConfig fields, e.g.
+    """A capacity path with `{field}` placeholders (RunSpec fields, e.g.
     `results/capacity-ysb-{queries}q-{watermark_bound_ms}ms-{delay}.json`) filled from the run's settings,
     each value made file-name safe; a path without placeholders is returned as it is. A capacity measured for
     one query count (or delay, or bound) does not apply to another, so a sweep over those names one per cell."""
@@ -72,7 +72,7 @@ def capacity_path(template: str, values: dict) -> str:
 
 
 def apply_load(values: dict) -> dict:
-    """Bench settings (BenchConfig fields, as given) with `load` and `capacity` -> the same with
+    """Bench settings (RunSpec fields, as given) with `load` and `capacity` -> the same with
     rate = round(load x the capacity's rate), and the capacity's `{field}` placeholders filled in
     (capacity_path). Without `load` they pass unchanged. Whether the rest of the settings match the
     capacity's is checked on the whole config (check_load)."""
@@ -92,7 +92,7 @@ def apply_load(values: dict) -> dict:
 
 
 def check_load(config: dict) -> None:
-    """A config at a load (BenchConfig.to_dict()) against its capacity file: the same workload, the rate that
+    """A config at a load (RunSpec.to_dict()) against its capacity file: the same workload, the rate that
     load resolves to, and every setting outside LOAD_FREE_SETTINGS as the capacity measured it."""
     capacity = config["capacity"]
     if config["load"] is None or not capacity:

@@ -103,7 +103,7 @@ def taskmanager_pids(stack_processes: dict[str, int]) -> list[int]:
 
 def check_usable(backend: str, stack_processes: dict[str, int]) -> None:
     """Before a run starts: TaskManagers that are processes on this machine (CAP_SYS_NICE is checked with the
-    other settings, BenchConfig.validate)."""
+    other settings, RunSpec.validate)."""
     if backend != "local":
         raise KlinkError(f"--policy {POLICY} sets nice values of TaskManager threads on this machine: it needs the "
                          f"local backend, not {backend}")

@@ -1,6 +1,6 @@
 """A sweep file planned into bench runs (pure: no I/O but reading the file): a sweep file's mapping ->
 ``SweepSpec`` -> ``PlannedRun``s, in a fixed order with per-repetition seeds, warm-up runs first, every run's
-``BenchConfig`` validated before anything starts (``plan_runs``). Format: docs/sweep.md.
+``RunSpec`` validated before anything starts (``plan_runs``). Format: docs/sweep.md.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import yaml
 
 from klinkctl.errors import KlinkError
 from klinkctl.run.bench import START_LEAD_MS, drain_ms
-from klinkctl.run.config import WORKLOAD_DEFAULTS, BenchConfig, build, user_settings
+from klinkctl.run.config import WORKLOAD_DEFAULTS, RunSpec, build, user_settings
 from klinkctl.run.load import apply_load, capacity_path
 
 
@@ -75,7 +75,7 @@ class PlannedRun:
     repetition: int  # 1-based; 0 for a warm-up run
     seed: int
     params: dict[str, Any]  # this run's value of every grid parameter (and variant), in axes order, as written
-    config: BenchConfig
+    config: RunSpec
     warmup: bool = False  # run first, kept on disk and in index.csv, never in cells.csv or reports
 
     @property
@@ -120,7 +120,7 @@ def plan_runs(spec: SweepSpec, source: str) -> list[PlannedRun]:
     shuffled per repetition with `order: shuffled`), then the policies and variants innermost — one grid
     point's policies and variants run back to back, rotated by one per repetition, so drift on the machine
     hits every one alike. Repetition k of every point has the same seed (paired comparison). Every run's
-    BenchConfig is validated here."""
+    RunSpec is validated here."""
     settings = {"fixed": _bench_fields(spec.fixed, f"{source} (fixed)"),
                 **{name: _bench_fields(values, f"{source} (variant {name})") for name, values in spec.variants.items()}}
     interleaved = _interleaved_axes(spec, source)
@@ -157,7 +157,7 @@ def rotated(items: list[Any], shift: int) -> list[Any]:
     return items[shift:] + items[:shift]
 
 
-def estimate_run_s(config: BenchConfig) -> float:
+def estimate_run_s(config: RunSpec) -> float:
     """Wall time of one run: the generator's lead, the events, the drain of the last windows, the rest."""
     return (START_LEAD_MS + config.duration_ms + drain_ms(config)) / 1000 + RUN_OVERHEAD_S
 
@@ -213,13 +213,13 @@ def _interleaved_axes(spec: SweepSpec, source: str) -> dict[str, list[Any]]:
 
 
 def _field(key: str, value: Any, source: str) -> str:
-    """The BenchConfig field a setting as written (`watermark-bound`) sets."""
+    """The RunSpec field a setting as written (`watermark-bound`) sets."""
     (name,) = _bench_fields({key: value}, source)
     return name
 
 
 def _bench_fields(settings: dict[str, Any], source: str) -> dict[str, Any]:
-    """Settings as written -> BenchConfig fields, through the bench config's own parser."""
+    """Settings as written -> RunSpec fields, through the bench config's own parser."""
     try:
         return user_settings(settings, source)
     except KlinkError as error:  # a bad value's message names the option, not the file

@@ -14,22 +14,22 @@ from klinkctl.workloads.options import WORKLOADS
 if TYPE_CHECKING:
     import pandas as pd
 
-    from klinkctl.run.config import BenchConfig
+    from klinkctl.run.config import RunSpec
     from klinkctl.workloads.common import Plan
 
 
 class Workload(Protocol):
     JAVA_BUILDER: str
 
-    def write_job_config(self, plan_: Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path: ...
+    def write_job_config(self, plan_: Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path: ...
 
-    def generator_args(self, config: BenchConfig) -> list[str]: ...
+    def generator_args(self, config: RunSpec) -> list[str]: ...
 
     def event_time(self, value: bytes) -> int: ...
 
     #: (every generated event's value, config, run dir, window offset) -> exact window results (window_end,
     #: key, exact), computed without Flink; None where the workload has none (no --sampler/--accuracy).
-    exact_results: Callable[[Iterable[bytes], BenchConfig, Path, int], pd.DataFrame] | None
+    exact_results: Callable[[Iterable[bytes], RunSpec, Path, int], pd.DataFrame] | None
 
     #: (results.csv, exact.csv) -> each window's relative error (klinkctl.results.accuracy.WindowErrors).
     window_errors: Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame] | None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from klinkctl.paths import JOBS_DIR
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 
 #: Every workload's PyFlink program: it calls the Java builder the job config names.
 JOB_SCRIPT = JOBS_DIR / "java_pipelines.py"
@@ -36,7 +36,7 @@ class Plan:
         return [*self.input_topics, self.metrics_topic]
 
 
-def plan(config: BenchConfig, run_id: str) -> Plan:
+def plan(config: RunSpec, run_id: str) -> Plan:
     """Each query gets its own topic and a seeded window offset, so deadlines are de-aligned across
     queries (the paper deploys each query at a random time in the first 20 s to the same effect)."""
     rng = random.Random(config.seed)
@@ -46,7 +46,7 @@ def plan(config: BenchConfig, run_id: str) -> Plan:
     return Plan(run_id, queries, f"{run_id}-metrics")
 
 
-def job_config(plan_: Plan, config: BenchConfig, bootstrap: str, builder: str, **workload_keys: object) -> dict:
+def job_config(plan_: Plan, config: RunSpec, bootstrap: str, builder: str, **workload_keys: object) -> dict:
     """The keys every job reads (io.klink.workloads.common.QueryPipelines.Run and the query list) + the workload's;
     `builder` is the Java class whose static build(env, configJson) adds the queries."""
     return {

@@ -11,7 +11,7 @@ from scipy.optimize import linear_sum_assignment
 
 from klinkctl import catalog
 from klinkctl.results import accuracy
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 from klinkctl.workloads import common, lloyd
 
 JAVA_BUILDER = "io.klink.workloads.kmeans.KmeansJob"
@@ -20,12 +20,12 @@ event_time = common.last_column_event_time  # x,y,event_time
 PLANE = catalog.kmeans_plane()
 
 
-def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:
+def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
     return common.write_job_config(run_dir, common.job_config(plan_, config, bootstrap, JAVA_BUILDER, k=config.k,
                                                               iterations=config.kmeans_iterations))
 
 
-def generator_args(config: BenchConfig) -> list[str]:
+def generator_args(config: RunSpec) -> list[str]:
     return ["--workload", "kmeans"]
 
 
@@ -43,7 +43,7 @@ def points(values: Iterable[bytes]) -> pd.DataFrame:
     return frame[(frame["x"].abs() <= PLANE) & (frame["y"].abs() <= PLANE)]
 
 
-def exact_results(values: Iterable[bytes], config: BenchConfig, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
+def exact_results(values: Iterable[bytes], config: RunSpec, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
     """Each window's k-means on all of its points, as the Java window clusters them (same order, the k-means++
     start seeded by the window's end): per centroid (key c0.., sorted by x then y) its points (exact, events),
     x, y, and the spread of the window's points sqrt(var x + var y)."""

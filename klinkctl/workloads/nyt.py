@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from klinkctl.results import accuracy
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.nyt.NytJob"
@@ -24,11 +24,11 @@ CELL_DEG_LAT, CELL_DEG_LON = 0.004491556, 0.005986
 CELLS = 300
 
 
-def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:
+def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
     return common.write_job_config(run_dir, common.job_config(plan_, config, bootstrap, JAVA_BUILDER, slideMs=config.slide_ms))
 
 
-def generator_args(config: BenchConfig) -> list[str]:
+def generator_args(config: RunSpec) -> list[str]:
     """Synthetic trips, or the replay of a DEBS 2015 CSV (--data)."""
     return ["--workload", "nyt", *(["--data", str(Path(config.data).resolve())] if config.data else [])]
 
@@ -67,7 +67,7 @@ def window_ends(event_times: np.ndarray, size_ms: int, slide_ms: int, offset_ms:
     return first[:, None] + slide_ms * np.arange(size_ms // slide_ms)[None, :]
 
 
-def exact_results(values: Iterable[bytes], config: BenchConfig, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
+def exact_results(values: Iterable[bytes], config: RunSpec, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
     """Per window and cell: the fare total (exact: trips × the window's average fare) and the trips (events)."""
     frame = trips(values)
     ends = window_ends(frame["event_time"].to_numpy(dtype=np.int64), config.window_ms, config.slide_ms,

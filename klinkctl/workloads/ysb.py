@@ -11,26 +11,26 @@ import pandas as pd
 
 from klinkctl import generator, kafka_io
 from klinkctl.results import accuracy
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.ysb.YsbJob"
 event_time = kafka_io.json_event_time
 
 
-def write_job_config(plan_: common.Plan, config: BenchConfig, bootstrap: str, run_dir: Path) -> Path:
+def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
     campaigns_file = run_dir / "campaigns.json"
     campaigns_file.write_text(json.dumps(generator.campaigns(config.seed, config.campaigns, config.ads_per_campaign)))
     return common.write_job_config(run_dir, common.job_config(plan_, config, bootstrap, JAVA_BUILDER,
                                                               campaignsFile=str(campaigns_file.resolve())))
 
 
-def generator_args(config: BenchConfig) -> list[str]:
+def generator_args(config: RunSpec) -> list[str]:
     return ["--workload", "ysb", "--campaigns", str(config.campaigns),
             "--ads-per-campaign", str(config.ads_per_campaign)]
 
 
-def exact_results(values: Iterable[bytes], config: BenchConfig, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
+def exact_results(values: Iterable[bytes], config: RunSpec, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
     """Views per campaign per window from every generated event, independently of the Flink job (YSB's filter
     and join done here in pandas): columns window_end, key, exact."""
     campaign_of = {ad: campaign for campaign, ads in json.loads((run_dir / "campaigns.json").read_text()).items()

@@ -3,7 +3,7 @@ import pytest
 from klinkctl.delay import parse_delay
 from klinkctl import privileges
 from klinkctl.errors import KlinkError
-from klinkctl.run.config import BenchConfig, resolve
+from klinkctl.run.config import RunSpec, resolve
 from klinkctl.units import duration_ms
 
 
@@ -73,7 +73,7 @@ def test_defaults_then_file_then_command_line(tmp_path):
     config_file = tmp_path / "run.yaml"
     config_file.write_text("bench:\n  queries: 4\n  rate: 2000\n  window: 3s\n  watermark-bound: 500ms\n")
     config = resolve(config_file, {"workload": "ysb", "rate": "5000", "duration": None})
-    assert config == BenchConfig(queries=4, rate=5000, window_ms=3000, watermark_bound_ms=500)
+    assert config == RunSpec(queries=4, rate=5000, window_ms=3000, watermark_bound_ms=500)
 
 
 @pytest.mark.parametrize("overrides, message", [

@@ -13,7 +13,7 @@ from klinkctl.errors import KlinkError
 from klinkctl import flink_jobs
 from klinkctl.run import capacity as cap, capacity_criteria as criteria
 from klinkctl.run import capacity_warmup
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 
 THRESHOLDS = criteria.Thresholds()
 
@@ -318,9 +318,9 @@ def test_a_requested_number_of_warmup_runs_is_run_whatever_the_stack_ran(monkeyp
 
 
 def test_warmup_runs_are_shorter_than_probes_but_longer_than_their_warmup():
-    probe = BenchConfig(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    probe = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
     assert capacity_warmup.warmup_run_config(probe).duration_ms == capacity_warmup.WARMUP_RUN_MS
-    long_warmup = BenchConfig(workload="ysb", duration_ms=60_000, warmup_ms=20_000)
+    long_warmup = RunSpec(workload="ysb", duration_ms=60_000, warmup_ms=20_000)
     assert capacity_warmup.warmup_run_config(long_warmup).duration_ms == 21_000
-    short = BenchConfig(workload="ysb", duration_ms=10_000, warmup_ms=2_000)
+    short = RunSpec(workload="ysb", duration_ms=10_000, warmup_ms=2_000)
     assert capacity_warmup.warmup_run_config(short).duration_ms == 10_000

@@ -14,7 +14,7 @@ from klinkctl import generator as generator_module
 from klinkctl.run import scheduler_control
 from klinkctl.generator import MAX_PACK_BYTES
 from klinkctl.run.config import (AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES, SAMPLERS,
-                                 WORKLOADS, BenchConfig, resolve)
+                                 WORKLOADS, RunSpec, resolve)
 from klinkctl.stack import flink
 from klinkctl.stack.spec import StackSpec
 from klinkctl.workloads import common, kmeans, lrb
@@ -46,7 +46,7 @@ def test_mirrored_limits_are_the_java_ones() -> None:
 
 
 def test_benchs_scheduler_defaults_are_the_agents() -> None:
-    defaults, bench = catalog.policy_parameter_defaults(), BenchConfig()
+    defaults, bench = catalog.policy_parameter_defaults(), RunSpec()
     assert (bench.cycle_ms, bench.history, bench.confidence, bench.memory_bound, bench.aging) == \
         (defaults["r"], defaults["h"], defaults["f"], defaults["b"], defaults["age"])
     assert (bench.strict_slack, bench.fill_cycle) == (defaults["strict"], defaults["fill"])

@@ -4,7 +4,7 @@ import pytest
 
 from klinkctl.delay import PRESETS, parse_delay, parse_inter_event
 from klinkctl.errors import KlinkError
-from klinkctl.run.config import BenchConfig, resolve
+from klinkctl.run.config import RunSpec, resolve
 
 
 def test_presets_are_the_thesis_settings():
@@ -63,7 +63,7 @@ def test_bench_refuses_a_preset_together_with_its_own_inter_event_model():
 
 
 def test_bench_defaults_to_the_exact_schedule_and_accepts_gaps_from_a_config_file(tmp_path):
-    assert BenchConfig().gaps.generator_arg == "const"
+    assert RunSpec().gaps.generator_arg == "const"
     config_file = tmp_path / "bursty.yaml"
     config_file.write_text("rate: 2000\ninter-event: gamma:2\ndelay: exp:240ms\n")
     config = resolve(config_file, {})

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from klinkctl.cli import main
 from klinkctl.run import sweep_plan
-from klinkctl.run.config import BenchConfig, resolve
+from klinkctl.run.config import RunSpec, resolve
 
 
 def capacity_file(tmp_path: Path, rate: int | None = 20_000, name: str = "capacity.json", **settings) -> Path:
-    config = BenchConfig(**{"queries": 4, "window_ms": 3000, "duration_ms": 20_000, "warmup_ms": 4000,
+    config = RunSpec(**{"queries": 4, "window_ms": 3000, "duration_ms": 20_000, "warmup_ms": 4000,
                             **settings}).to_dict()
     path = tmp_path / name
     path.write_text(json.dumps({"kind": "klinkctl-capacity", "version": 1, "workload": config["workload"],

@@ -5,7 +5,7 @@ import pytest
 from klinkctl import privileges
 from klinkctl.errors import KlinkError
 from klinkctl.run import bench, os_priority
-from klinkctl.run.config import BenchConfig, resolve
+from klinkctl.run.config import RunSpec, resolve
 from klinkctl.run.os_priority import (INPUT_QUEUE_METRIC, backlog_metric, check_usable, comm_of_task, map_threads,
                                       nice_by_score, scores)
 
@@ -79,7 +79,7 @@ def test_os_priority_settings_are_checked_up_front(monkeypatch):
         resolve(None, {"policy": "os-priority", "os_priority_period": "often"})
     monkeypatch.setattr(privileges, "children_get", lambda capability: False)
     with pytest.raises(KlinkError, match=r"^--policy os-priority lowers .* needs CAP_SYS_NICE .*\"Privileges\"\)$"):
-        BenchConfig(policy="os-priority")
+        RunSpec(policy="os-priority")
 
 
 def test_os_priority_needs_taskmanager_processes_of_the_local_backend():
@@ -124,5 +124,5 @@ def test_a_run_on_another_backend_is_refused_before_its_run_directory_exists(mon
     monkeypatch.setattr(bench.backends, "detect", lambda state_dir: Compose())
     spec = type("Spec", (), {"state_dir": tmp_path / "state"})()
     with pytest.raises(KlinkError, match="needs the local backend, not compose"):
-        bench.run_bench(spec, BenchConfig(policy="os-priority"), tmp_path / "results", {"taskmanager-1": 1})
+        bench.run_bench(spec, RunSpec(policy="os-priority"), tmp_path / "results", {"taskmanager-1": 1})
     assert not (tmp_path / "results").exists()

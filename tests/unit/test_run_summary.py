@@ -5,7 +5,7 @@ import pytest
 from klinkctl.results.summary import build_summary, windows_expected, write_summary
 from klinkctl.run.collectors import LATENCY_COLUMNS, CsvTable, query_of
 from klinkctl.run.bench import drain_ms
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 
 
 def test_vertex_names_map_to_their_query():
@@ -50,7 +50,7 @@ def test_the_summary_says_whether_the_run_may_be_compared(tmp_path):
 
 
 def test_drain_covers_delay_bound_and_watermark_interval():
-    assert drain_ms(BenchConfig(delay="const:300ms", watermark_bound_ms=1000, watermark_interval_ms=200)) == 3500
+    assert drain_ms(RunSpec(delay="const:300ms", watermark_bound_ms=1000, watermark_interval_ms=200)) == 3500
 
 
 ESTIMATOR_HEADER = ("estimator,confidence,query,input,deadline_ms,predicted_mean_ms,sigma_ms,t_min_ms,t_max_ms,"
@@ -171,12 +171,12 @@ def test_a_starved_query_is_flagged_by_its_missing_windows(tmp_path):
 
 def test_a_policy_run_without_scheduler_cycles_is_not_a_measurement_of_that_policy(tmp_path):
     from klinkctl.run.bench import scheduler_ran
-    assert scheduler_ran(BenchConfig(policy="default"), tmp_path)
-    assert not scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
+    assert scheduler_ran(RunSpec(policy="default"), tmp_path)
+    assert not scheduler_ran(RunSpec(policy="fcfs"), tmp_path)
     (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n")
-    assert not scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
+    assert not scheduler_ran(RunSpec(policy="fcfs"), tmp_path)
     (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n1,fcfs,4,2,2,5,a,\n")
-    assert scheduler_ran(BenchConfig(policy="fcfs"), tmp_path)
+    assert scheduler_ran(RunSpec(policy="fcfs"), tmp_path)
 
 
 def test_windows_expected_follow_each_workloads_last_window():

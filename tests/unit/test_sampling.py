@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from klinkctl.cli import main
 from klinkctl.errors import KlinkError
 from klinkctl.results.accuracy import accuracy_summary, error_table
-from klinkctl.run.config import BenchConfig, resolve
+from klinkctl.run.config import RunSpec, resolve
 from klinkctl.workloads import common, ysb
 
 
@@ -73,7 +73,7 @@ def test_exact_ysb_results_count_views_per_campaign_and_window(tmp_path):
     events = [ysb_event("a1", "view", 1_000), ysb_event("a2", "view", 2_999), ysb_event("a3", "view", 3_499),
               ysb_event("a1", "click", 1_500), ysb_event("a3", "view", 3_500), ysb_event("a2", "view", 6_499)]
     # 3 s windows offset by 500 ms: [500, 3500), [3500, 6500)
-    exact = ysb.exact_results(events, BenchConfig(window_ms=3000), tmp_path, 500)
+    exact = ysb.exact_results(events, RunSpec(window_ms=3000), tmp_path, 500)
     assert exact.to_dict("records") == [
         {"window_end": 3500, "key": "c1", "exact": 2, "events": 2}, {"window_end": 3500, "key": "c2", "exact": 1,
                                                                      "events": 1},

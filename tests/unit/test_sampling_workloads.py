@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from klinkctl.results.accuracy import error_table
-from klinkctl.run.config import BenchConfig
+from klinkctl.run.config import RunSpec
 from klinkctl.workloads import kmeans, lloyd, nyt
 
 
@@ -33,7 +33,7 @@ def test_exact_nyt_results_are_the_fare_totals_per_cell_of_every_sliding_window(
               trip(*A, 9, 700, total=8),  # total below the fare
               b"not,a,trip"]
     # 2 s windows sliding by 1 s, offset 0: t=500 in the windows ending 1000, 2000; t=1200, 1500 in 2000, 3000.
-    exact = nyt.exact_results(events, BenchConfig(workload="nyt", window_ms=2000, slide_ms=1000), None, 0)
+    exact = nyt.exact_results(events, RunSpec(workload="nyt", window_ms=2000, slide_ms=1000), None, 0)
     assert exact.to_dict("records") == [
         {"window_end": 1000, "key": "157.162", "exact": 10.0, "events": 1},
         {"window_end": 2000, "key": "157.162", "exact": 30.0, "events": 2},
@@ -83,7 +83,7 @@ def test_exact_kmeans_results_cluster_each_windows_points():
               + [point(x + 10, y + 10, 200 + i) for i, (x, y) in enumerate(square)]
               + [point(500, 0, 300),  # an outlier outside the plane
                  point(5, 5, 3100)])  # the next window
-    exact = kmeans.exact_results(events, BenchConfig(workload="kmeans", window_ms=3000, k=2), None, 0)
+    exact = kmeans.exact_results(events, RunSpec(workload="kmeans", window_ms=3000, k=2), None, 0)
     first = exact[exact["window_end"] == 3000]
     assert first[["key", "x", "y", "exact", "events"]].to_dict("records") == [
         {"key": "c0", "x": 1.0, "y": 1.0, "exact": 4.0, "events": 4.0},

@@ -19,7 +19,7 @@ from klinkctl.paths import PROJECT_ROOT
 from klinkctl.run import sweep as sweeps
 from klinkctl.run import sweep_directory, sweep_plan
 from klinkctl.run.bench import RunOutcome
-from klinkctl.run.config import WORKLOADS, BenchConfig, user_settings
+from klinkctl.run.config import WORKLOADS, RunSpec, user_settings
 from klinkctl.run.load import capacity_path
 from klinkctl.units import duration_ms
 from klinkctl.cli.output import format_duration
@@ -231,7 +231,7 @@ def write_stand_in_capacities(raw: dict, root: Path) -> None:
     for values in itertools.product(*axes):
         settings = user_settings({key: value for key, value in zip(CAPACITY_CELL_SETTINGS, values) if value is not None},
                               "test")
-        measured = BenchConfig(window_ms=duration_ms(fixed["window"], "window"),
+        measured = RunSpec(window_ms=duration_ms(fixed["window"], "window"),
                                generator_cpus=str(fixed.get("generator-cpus", "")), **settings).to_dict()
         path = root / capacity_path(fixed["capacity"], settings)
         path.parent.mkdir(parents=True, exist_ok=True)
