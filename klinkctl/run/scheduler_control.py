@@ -25,6 +25,8 @@ OUTSIDE_POLICIES = ("os-priority",)
 POLICIES = AGENT_POLICIES + OUTSIDE_POLICIES
 #: klink-agent Enforcement: pause (suspend the mailbox, the paper's §5) or priority (nice 19, work-conserving).
 ENFORCEMENTS = catalog.enforcements()
+#: The agent's own defaults of the paper's parameters (io.klink.scheduler.policy.PolicyConfig, through the catalog).
+AGENT_DEFAULTS = catalog.policy_parameter_defaults()
 
 
 class SchedulerOptions(Section):
@@ -33,20 +35,20 @@ class SchedulerOptions(Section):
     policy: str = option("default", "Scheduling policy: default (plain Flink), rr, fcfs, hr, sbox, klink, klink-nomm "
                          "(the agent inside the TaskManager), os-priority (nice values from outside; local backend, "
                          "CAP_SYS_NICE).", choices=POLICIES)
-    cycle_ms: int = option(120, "Scheduler: cycle length r.", duration=True, gt=0)
-    history: int = option(400, "Scheduler (klink, LR): epochs of delay history h.", ge=1)
-    confidence: float = option(0.95, "Confidence, 0 < f < 1: Klink's SWM interval f (scheduler) and the sampler's "
+    cycle_ms: int = option(AGENT_DEFAULTS["r"], "Scheduler: cycle length r.", duration=True, gt=0)
+    history: int = option(AGENT_DEFAULTS["h"], "Scheduler (klink, LR): epochs of delay history h.", ge=1)
+    confidence: float = option(AGENT_DEFAULTS["f"], "Confidence, 0 < f < 1: Klink's SWM interval f (scheduler) and the sampler's "
                                "1 - delta.", gt=0, lt=1)
-    memory_bound: float = option(0.8, "Scheduler (klink): memory-used fraction b that starts memory management, "
+    memory_bound: float = option(AGENT_DEFAULTS["b"], "Scheduler (klink): memory-used fraction b that starts memory management, "
                                  "0 < b <= 1.", gt=0, le=1)
     cores: int | None = option(None, "Scheduler: pipelines (queries) running at once C, for every policy. [cores "
                                "of the TaskManager]", ge=1)
-    aging: int = option(0, "Scheduler (klink, fcfs, hr, sbox): force in a task that was runnable but not chosen for "
+    aging: int = option(AGENT_DEFAULTS["age"], "Scheduler (klink, fcfs, hr, sbox): force in a task that was runnable but not chosen for "
                         "this many cycles; 0 = off, as in the paper (on, a deviation).", ge=0)
-    strict_slack: bool = option(False, "Scheduler (klink): select C pipelines by slack every cycle, as in the paper, "
+    strict_slack: bool = option(AGENT_DEFAULTS["strict"], "Scheduler (klink): select C pipelines by slack every cycle, as in the paper, "
                                 "even when all queued work fits in one cycle (default: such cycles pause nothing).",
                                 flag=True)
-    fill_cycle: bool = option(False, "Scheduler (klink): when the C least-slack pipelines hold less work than one "
+    fill_cycle: bool = option(AGENT_DEFAULTS["fill"], "Scheduler (klink): when the C least-slack pipelines hold less work than one "
                               "cycle's CPU, add further pipelines in slack order until they do (work-conserving; a "
                               "deviation, the paper runs C).", flag=True)
     enforce: str = option("pause", "Scheduler: how tasks not chosen are held back: pause (suspend their input, the "
