@@ -113,12 +113,18 @@ class Declared:
 
 
 def declared(*sections: type[Section]) -> list[Declared]:
-    """Every option of these sections, in declaration order, each once."""
+    """Every option of these sections (each field declared with `option`), in declaration order, each once."""
     seen: dict[str, Declared] = {}
     for section in sections:
         for name, info in section.model_fields.items():
-            seen.setdefault(name, Declared(name, info))
+            if is_option(info):
+                seen.setdefault(name, Declared(name, info))
     return list(seen.values())
+
+
+def is_option(info: FieldInfo) -> bool:
+    """Whether a field was declared with `option` (a section may hold other fields, e.g. a path set by code)."""
+    return isinstance(info.json_schema_extra, dict) and "duration" in info.json_schema_extra
 
 
 def _duration_text(ms: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -13,47 +14,22 @@ from klinkctl.cli.options import format_option, state_dir_option
 from klinkctl.cli.output import console, out
 from klinkctl.errors import RunNotCompleted, StackNotRunning
 from klinkctl.netem import control as netem_control
+from klinkctl.options import click_options
 from klinkctl.paths import resolve_state_dir
 from klinkctl.stack import backends, running
 from klinkctl.stack.base import ComponentStatus
-from klinkctl.stack.spec import StackSpec
+from klinkctl.stack.spec import STACK_OPTIONS, StackSpec
 
 
 @click.command()
 @state_dir_option
 @click.option("--backend", type=click.Choice(backends.NAMES), default="local", show_default=True,
               help="local: processes on this machine (no Docker); compose: docker compose.")
-@click.option("--taskmanagers", type=int, default=1, show_default=True, help="Number of TaskManagers.")
-@click.option("--slots", type=int, default=4, show_default=True, help="Task slots per TaskManager.")
-@click.option("--jm-memory", default="1024m", show_default=True, help="JobManager process memory.")
-@click.option("--tm-memory", default="1536m", show_default=True, help="TaskManager process memory.")
-@click.option("--kafka-heap", default="512m", show_default=True, help="Kafka broker JVM heap.")
-@click.option("--tm-cpus", default="", help="Pin the TaskManagers to these cores, e.g. 1 or 2-3 (taskset); "
-              "keeps Flink off the cores Kafka and the generator use. [not pinned]")
-@click.option("--tm-cpu-quota", type=float, default=0.0, help="Cap the CPU time of all TaskManagers together at "
-              "this many cores, e.g. 0.4 (cgroup CPU bandwidth; root, or --tm-cgroup): overloads Flink at rates the "
-              "generator and Kafka keep easily on a small machine. [0 = no cap]")
-@click.option("--tm-cgroup", type=click.Path(resolve_path=True), default=None, metavar="DIR",
-              help="Make the --tm-cpu-quota group inside this cgroup, delegated to you (e.g. `sudo mkdir "
-              "/sys/fs/cgroup/cpu/lab && sudo chown -R $USER /sys/fs/cgroup/cpu/lab`), so no root is needed; `down` "
-              "removes only that group. [the hierarchy's root]")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address every service binds to. Anything but loopback exposes Flink's job-running REST API.")
-@click.option("--kafka-port", type=int, default=9092, show_default=True)
-@click.option("--kafka-controller-port", type=int, default=9093, show_default=True)
-@click.option("--rpc-port", type=int, default=6123, show_default=True, help="Flink JobManager RPC port.")
-@click.option("--rest-port", type=int, default=8081, show_default=True, help="Flink REST/web port.")
-def up(state_dir: Path | None, backend: str, taskmanagers: int, slots: int, jm_memory: str, tm_memory: str,
-       kafka_heap: str, tm_cpus: str, tm_cpu_quota: float, tm_cgroup: str | None, host: str, kafka_port: int,
-       kafka_controller_port: int, rpc_port: int, rest_port: int) -> None:
+@click_options(STACK_OPTIONS)
+def up(state_dir: Path | None, backend: str, **options: Any) -> None:
     """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
-    spec = StackSpec(
-        state_dir=resolve_state_dir(state_dir), host=host, kafka_port=kafka_port,
-        kafka_controller_port=kafka_controller_port, jobmanager_rpc_port=rpc_port, rest_port=rest_port,
-        taskmanagers=taskmanagers, slots=slots, jobmanager_memory=jm_memory, taskmanager_memory=tm_memory,
-        kafka_heap=kafka_heap, taskmanager_cpus=tm_cpus, taskmanager_cpu_quota=tm_cpu_quota,
-        taskmanager_cgroup_parent=tm_cgroup or "",
-    ).validate()
+    given = {name: value for name, value in options.items() if value is not None}
+    spec = StackSpec.build(state_dir=resolve_state_dir(state_dir), **given)  # checked before anything starts
     warning = spec.exposure()
     if warning:
         click.echo(f"warning: {warning}", err=True)

@@ -1,5 +1,6 @@
-"""Every bench option, in the order `--help` lists them: each component's own declared section. Light on purpose
-(no NumPy/SciPy), since the CLI is made from it on every start."""
+"""Every bench option, in the order `--help` lists them: each component's own declared section; docs/options.md
+adds the stack's (klinkctl.stack.spec). Light on purpose (no NumPy/SciPy), since the CLI is made from it on every
+start."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from klinkctl.options import declared
 from klinkctl.run.load import LoadOptions
 from klinkctl.run.scheduler_control import SchedulerOptions
 from klinkctl.sampling import SamplerOptions
+from klinkctl.stack.spec import STACK_OPTIONS
 from klinkctl.workloads.options import WORKLOAD_SECTIONS
 
 OPTIONS = declared(*WORKLOAD_SECTIONS, GeneratorOptions, SchedulerOptions, SamplerOptions, LoadOptions)
@@ -19,7 +21,10 @@ def markdown() -> str:
 
     return ("# Bench options\n\nGenerated from the declarations (`python -m klinkctl.run.declared > docs/options.md`);"
             " the same names work as keys of a `--config` YAML file and of a sweep's `fixed:`, `grid:` and `variants:`."
-            " Durations need a unit (`300ms`, `2s`, `1m`); a bare number is refused.\n\n" + markdown_table(OPTIONS))
+            " Durations need a unit (`300ms`, `2s`, `1m`); a bare number is refused.\n\n" + markdown_table(OPTIONS)
+            + "\n## Stack options (`klinkctl up`)\n\nThe stack the runs run on, started by `klinkctl up`; not bench "
+              "settings, so not keys of a `--config` file or a sweep.\n\n"
+            + markdown_table(STACK_OPTIONS))
 
 
 if __name__ == "__main__":

@@ -166,7 +166,6 @@ class ComposeBackend(StackBackend):
     def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
         client = docker_client()  # first: without an engine nothing is checked, written or started
         require_compose_cli()
-        spec = spec.validate()
         if spec.host != "127.0.0.1":
             raise KlinkError(f"the compose backend publishes its ports on 127.0.0.1 only, not {spec.host}")
         if self._already_running(client, spec):

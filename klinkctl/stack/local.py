@@ -184,7 +184,7 @@ class LocalBackend(StackBackend):
                                detail=_agent_detail(spec, component))
 
     def endpoints(self) -> Endpoints:
-        spec = self.recorded_spec() or StackSpec(self.state_dir)
+        spec = self.recorded_spec() or StackSpec(state_dir=self.state_dir)
         return Endpoints(spec.bootstrap_servers, spec.rest_url)
 
 

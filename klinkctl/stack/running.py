@@ -22,7 +22,7 @@ def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tu
     if stack is None or not all(s.running for s in stack.status()):
         stack = backends.create("local", resolved)
         progress("no stack running: starting the local stack")
-        stack.up(StackSpec(resolved).validate(), progress=progress)
+        stack.up(StackSpec(state_dir=resolved), progress=progress)
     spec = stack.recorded_spec()
     if spec is None:
         raise StackNotRunning(f"no stack record in {resolved}; run `klinkctl up`")

@@ -1,4 +1,8 @@
-"""What a stack should look like: ports, sizes, where its state lives. Shared by every backend."""
+"""What a stack should look like: ports, sizes, where its state lives. Shared by every backend.
+
+Its user options are declared once, here (`option(...)`); `klinkctl up`'s Click options and the stack table of
+docs/options.md are made from them (STACK_OPTIONS). A StackSpec is checked when it is made: any problem is one
+KlinkError line naming the option to fix."""
 
 from __future__ import annotations
 
@@ -7,13 +11,22 @@ import ipaddress
 import os
 import re
 import socket
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from klinkctl.cpus import check_delegated, parse_cpu_list
 from klinkctl.errors import KlinkError
+from klinkctl.options import Section, declared, one_line, option
 
 MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
+PORT = {"ge": 1, "le": 65535}
+#: from_dict's validation context: a recorded spec's machine was checked when the spec was made.
+RECORDED = {"recorded": True}
 
 
 @dataclass(frozen=True)
@@ -23,23 +36,77 @@ class PortSpec:
     option: str  # the CLI option that changes it, named in error messages
 
 
-@dataclass(frozen=True)
-class StackSpec:
+class StackSpec(Section):
+    """`klinkctl up`'s options, plus where the stack's state lives and the Flink settings code adds."""
+
+    taskmanagers: int = option(1, "Number of TaskManagers.", ge=1)
+    slots: int = option(4, "Task slots per TaskManager.", ge=1)
+    jobmanager_memory: str = option("1024m", "JobManager process memory.", cli="jm-memory")
+    taskmanager_memory: str = option("1536m", "TaskManager process memory.", cli="tm-memory")
+    kafka_heap: str = option("512m", "Kafka broker JVM heap.")
+    taskmanager_cpus: str = option("", "Pin the TaskManagers to these cores, e.g. 1 or 2-3 (taskset); keeps Flink "
+                                   "off the cores Kafka and the generator use. [not pinned]", cli="tm-cpus")
+    taskmanager_cpu_quota: float = option(0.0, "Cap the CPU time of all TaskManagers together at this many cores, "
+                                          "e.g. 0.4 (cgroup CPU bandwidth; root, or --tm-cgroup): overloads Flink at "
+                                          "rates the generator and Kafka keep easily on a small machine. [0 = no cap]",
+                                          cli="tm-cpu-quota", ge=0)
+    taskmanager_cgroup_parent: str = option("", "Make the --tm-cpu-quota group inside this cgroup directory, "
+                                            "delegated to you (e.g. `sudo mkdir /sys/fs/cgroup/cpu/lab && sudo chown "
+                                            "-R $USER /sys/fs/cgroup/cpu/lab`), so no root is needed; `down` removes "
+                                            "only that group. [the hierarchy's root]", cli="tm-cgroup")
+    host: str = option("127.0.0.1", "Address every service binds to. Anything but loopback exposes Flink's "
+                       "job-running REST API.")
+    kafka_port: int = option(9092, "Kafka broker port.", **PORT)
+    kafka_controller_port: int = option(9093, "Kafka KRaft controller port.", **PORT)
+    jobmanager_rpc_port: int = option(6123, "Flink JobManager RPC port.", cli="rpc-port", **PORT)
+    rest_port: int = option(8081, "Flink REST/web port.", **PORT)
     state_dir: Path
-    host: str = "127.0.0.1"
-    kafka_port: int = 9092
-    kafka_controller_port: int = 9093
-    jobmanager_rpc_port: int = 6123
-    rest_port: int = 8081
-    taskmanagers: int = 1
-    slots: int = 4
-    jobmanager_memory: str = "1024m"
-    taskmanager_memory: str = "1536m"
-    kafka_heap: str = "512m"
-    taskmanager_cpus: str = ""  # cores the TaskManagers are pinned to ("" = not pinned)
-    taskmanager_cpu_quota: float = 0.0  # cores' worth of CPU time all TaskManagers together get (0 = no cap)
-    taskmanager_cgroup_parent: str = ""  # a cgroup delegated to the user, holding the quota group ("" = root's)
-    extra_flink_config: dict[str, str] = field(default_factory=dict)
+    extra_flink_config: dict[str, str] = Field(default_factory=dict)
+
+    @classmethod
+    def build(cls, **values: Any) -> StackSpec:
+        """A StackSpec from field values (users'), any problem one KlinkError line naming the option to fix."""
+        with _one_line_errors():
+            return cls(**values)
+
+    @field_validator("taskmanager_cgroup_parent")
+    @classmethod
+    def _absolute(cls, parent: str) -> str:
+        """`down` removes the quota group by this path, from whichever directory it runs in."""
+        return os.path.realpath(parent) if parent else ""
+
+    @model_validator(mode="after")
+    def _valid(self, info: ValidationInfo) -> StackSpec:
+        """Types and ranges are each option's declaration; these are the checks that span options, and this
+        machine's (skipped for a recorded spec: `down` must stop a stack whose cores or cgroup changed since)."""
+        self._check_values()
+        if not (info.context or {}).get("recorded"):
+            self._check_machine()
+        return self
+
+    def _check_values(self) -> None:
+        for name in ("jobmanager_memory", "taskmanager_memory", "kafka_heap"):
+            if not MEMORY_SIZE.match(getattr(self, name)):
+                raise KlinkError(f"{option_name(name)} must look like 1024m or 2g, got {getattr(self, name)!r}")
+        if self.taskmanager_cgroup_parent and not self.taskmanager_cpu_quota:
+            raise KlinkError("--tm-cgroup names where the --tm-cpu-quota group goes; give --tm-cpu-quota too")
+        seen: dict[int, PortSpec] = {}
+        for port in self.ports():
+            if port.port in seen:
+                raise KlinkError(
+                    f"{port.option} and {seen[port.port].option} are both {port.port}; give them different ports"
+                )
+            seen[port.port] = port
+
+    def _check_machine(self) -> None:
+        if self.taskmanager_cpus:
+            parse_cpu_list(self.taskmanager_cpus, "--tm-cpus")
+        if self.taskmanager_cpu_quota > (os.cpu_count() or 1):
+            raise KlinkError(f"--tm-cpu-quota must be between 0 (no cap) and this machine's {os.cpu_count()} "
+                             f"cores, got {self.taskmanager_cpu_quota}")
+        if self.delegated_cgroup:
+            check_delegated(self.delegated_cgroup, self.taskmanager_cgroup)
+        self.exposure()  # an address that does not resolve is refused here, before anything starts
 
     @property
     def taskmanager_cgroup(self) -> str:
@@ -60,45 +127,7 @@ class StackSpec:
         return f"http://{self.host}:{self.rest_port}"
 
     def ports(self) -> list[PortSpec]:
-        return [
-            PortSpec("Kafka broker", self.kafka_port, "--kafka-port"),
-            PortSpec("Kafka controller", self.kafka_controller_port, "--kafka-controller-port"),
-            PortSpec("Flink JobManager RPC", self.jobmanager_rpc_port, "--rpc-port"),
-            PortSpec("Flink REST", self.rest_port, "--rest-port"),
-        ]
-
-    def validate(self) -> StackSpec:
-        if self.taskmanagers < 1:
-            raise KlinkError(f"--taskmanagers must be at least 1, got {self.taskmanagers}")
-        if self.slots < 1:
-            raise KlinkError(f"--slots must be at least 1, got {self.slots}")
-        for name, size in [
-            ("--jm-memory", self.jobmanager_memory),
-            ("--tm-memory", self.taskmanager_memory),
-            ("--kafka-heap", self.kafka_heap),
-        ]:
-            if not MEMORY_SIZE.match(size):
-                raise KlinkError(f"{name} must look like 1024m or 2g, got {size!r}")
-        if self.taskmanager_cpus:
-            parse_cpu_list(self.taskmanager_cpus, "--tm-cpus")
-        if not 0 <= self.taskmanager_cpu_quota <= (os.cpu_count() or 1):
-            raise KlinkError(f"--tm-cpu-quota must be between 0 (no cap) and this machine's {os.cpu_count()} "
-                             f"cores, got {self.taskmanager_cpu_quota}")
-        if self.delegated_cgroup:
-            if not self.taskmanager_cpu_quota:
-                raise KlinkError("--tm-cgroup names where the --tm-cpu-quota group goes; give --tm-cpu-quota too")
-            check_delegated(self.delegated_cgroup, self.taskmanager_cgroup)
-        self.exposure()  # an address that does not resolve is refused here, before anything starts
-        seen: dict[int, PortSpec] = {}
-        for port in self.ports():
-            if not 1 <= port.port <= 65535:
-                raise KlinkError(f"{port.option} must be a port between 1 and 65535, got {port.port}")
-            if port.port in seen:
-                raise KlinkError(
-                    f"{port.option} and {seen[port.port].option} are both {port.port}; give them different ports"
-                )
-            seen[port.port] = port
-        return self
+        return [PortSpec(label, getattr(self, name), option_name(name)) for label, name in _PORT_FIELDS]
 
     def exposure(self) -> str | None:
         """None for a loopback --host; otherwise a warning naming what binding to it exposes."""
@@ -113,10 +142,30 @@ class StackSpec:
                 f"and Kafka (port {self.kafka_port}) to every machine that can reach this one there")
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data["state_dir"] = str(self.state_dir)
-        return data
+        """The record a backend keeps in the state dir (and a run's config.yaml): field names, JSON values."""
+        return self.model_dump(mode="json")
 
     @classmethod
     def from_dict(cls, data: dict) -> StackSpec:
-        return cls(**{**data, "state_dir": Path(data["state_dir"])})
+        """A recorded spec (to_dict's, of this or an older klinkctl: options it lacks get their defaults)."""
+        with _one_line_errors():
+            return cls.model_validate(data, context=RECORDED)
+
+
+#: Every option of `klinkctl up`, in the order `--help` lists them.
+STACK_OPTIONS = declared(StackSpec)
+_PORT_FIELDS = (("Kafka broker", "kafka_port"), ("Kafka controller", "kafka_controller_port"),
+                ("Flink JobManager RPC", "jobmanager_rpc_port"), ("Flink REST", "rest_port"))
+
+
+def option_name(field: str) -> str:
+    """The option users write for a StackSpec field, as messages name it: `--rpc-port` for jobmanager_rpc_port."""
+    return next(f"--{o.cli}" for o in STACK_OPTIONS if o.name == field)
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    try:
+        yield
+    except ValidationError as error:
+        raise KlinkError(one_line(error, STACK_OPTIONS)) from None

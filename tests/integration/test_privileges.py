@@ -167,7 +167,6 @@ from klinkctl.errors import KlinkError
 from klinkctl.stack.spec import StackSpec
 try:
     spec = StackSpec(state_dir=Path(sys.argv[1]), taskmanager_cpu_quota=0.3, taskmanager_cgroup_parent=sys.argv[2])
-    spec.validate()
 except KlinkError as error:
     sys.exit(f"error: {error}")
 procs = cpus.cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, "--tm-cpu-quota",
@@ -181,7 +180,8 @@ import sys
 from pathlib import Path
 from klinkctl import cpus
 from klinkctl.stack.spec import StackSpec
-spec = StackSpec(state_dir=Path(sys.argv[1]), taskmanager_cpu_quota=0.3, taskmanager_cgroup_parent=sys.argv[2])
+spec = StackSpec.from_dict({"state_dir": sys.argv[1], "taskmanager_cpu_quota": 0.3,  # as `down` reads its record
+                            "taskmanager_cgroup_parent": sys.argv[2]})
 cpus.release_cpu_quota_group(spec.taskmanager_cgroup, spec.delegated_cgroup)
 """
 

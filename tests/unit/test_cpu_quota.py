@@ -51,8 +51,8 @@ def test_the_command_enters_the_group_itself_and_then_becomes_the_component(tmp_
 
 def test_a_quota_beyond_the_machine_is_refused(tmp_path):
     with pytest.raises(KlinkError, match="--tm-cpu-quota must be between 0"):
-        StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=999).validate()
-    assert StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5).validate().taskmanager_cgroup.startswith("klink-")
+        StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=999)
+    assert StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5).taskmanager_cgroup.startswith("klink-")
 
 
 # --- --tm-cgroup: the quota group inside a cgroup delegated to the user ---------------------------------
@@ -138,8 +138,8 @@ def test_release_removes_only_the_group_in_the_delegated_one(hierarchy):
 
 def test_the_spec_checks_the_delegated_group_and_records_it_for_down(hierarchy, tmp_path):
     with pytest.raises(KlinkError, match="give --tm-cpu-quota too"):
-        StackSpec(state_dir=tmp_path, taskmanager_cgroup_parent=str(hierarchy)).validate()
-    spec = StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5, taskmanager_cgroup_parent=str(hierarchy)).validate()
+        StackSpec(state_dir=tmp_path, taskmanager_cgroup_parent=str(hierarchy))
+    spec = StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5, taskmanager_cgroup_parent=str(hierarchy))
     assert StackSpec.from_dict(spec.to_dict()).delegated_cgroup == hierarchy
     assert StackSpec(state_dir=tmp_path).delegated_cgroup is None
 
