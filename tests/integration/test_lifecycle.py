@@ -6,6 +6,7 @@ import json
 
 import psutil
 import pytest
+\nfrom klinkctl.errors import ExitCode
 
 pytestmark = pytest.mark.integration
 
@@ -23,7 +24,7 @@ def test_down_stops_every_process_and_keeps_data(klinkctl_factory):
     assert "stopped taskmanager-1, jobmanager, kafka" in down.stdout
     assert [pid for pid in pids if alive(pid)] == []
     assert (cli.state_dir / "kafka" / "data" / "meta.properties").is_file()  # kept without --purge
-    assert cli("status").returncode == 1
+    assert cli("status").returncode == ExitCode.STACK_NOT_RUNNING
 
     again = cli.up()  # reuses the formatted KRaft storage
     assert again.returncode == 0, again.stderr

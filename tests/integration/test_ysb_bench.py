@@ -145,7 +145,7 @@ def test_a_generator_crash_fails_the_run_with_the_reason(running_stack, tmp_path
 
 def test_bad_values_are_refused_before_anything_starts(running_stack, tmp_path):
     for args, message in ((["--rate", "0"], "--rate must be greater than 0"),
-                          (["--policy", "edf"], "unknown policy 'edf'; valid: default, rr"),
+                          (["--policy", "edf"], "Invalid value for '--policy': 'edf' is not one of 'default', 'rr'"),
                           (["--delay", "const:fast"], "malformed delay spec"),
                           (["--config", str(tmp_path / "missing.yaml")], "cannot read config")):
         result = bench(running_stack, tmp_path / "results", *args)
