@@ -6,7 +6,8 @@ import json
 
 import psutil
 import pytest
-\nfrom klinkctl.errors import ExitCode
+
+from klinkctl.errors import ExitCode
 
 pytestmark = pytest.mark.integration
 
