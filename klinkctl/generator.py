@@ -36,9 +36,9 @@ class GeneratorOptions(Section):
     rate: int = option(1000, "Events per second per query.", gt=0)
     duration_ms: int = option(60_000, "Event generation time, e.g. 60s, 2m.", duration=True, gt=0)
     warmup_ms: int = option(10_000, "Leading time left out of the summary (rows kept).", duration=True, ge=0)
-    delay: str = option("const:0ms", "Network delay of each event (sent at event_time + delay): const:300ms, "
-                        "uniform:0-2s, normal:300ms:50ms, exp:240ms, gamma:60:4ms, lognormal:200ms:0.5, "
-                        "pareto:100ms:2.5, zipf:0.99:0-2s (seeded); or a thesis preset of network + inter-event "
+    delay: str = option("const:0ms", "Network delay of each event (sent at event_time + delay): "
+                        f"{', '.join(kind.example for kind in catalog.delay_kinds())} (seeded); or a thesis preset "
+                        "of network + inter-event "
                         "models: preset:CC (const 150ms, gaps const), preset:GG (gamma:60:4ms, gaps gamma k=2), "
                         "preset:EC (exp:240ms, gaps const), preset:EG (exp:240ms, gaps gamma k=2).")
     inter_event: str = option("", "Inter-event generation gaps of each query's events, mean 1/rate: const (exact "

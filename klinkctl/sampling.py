@@ -15,8 +15,8 @@ ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans")
 class SamplerOptions(Section):
     """The sampler's 1 - delta is the scheduler's --confidence."""
 
-    sampler: str = option("none", "Sampling / stream progress in front of each window (ysb, nyt, kmeans): aion, "
-                          "aion-minus, kslack, aq-kslack, or none (the job's bounded-out-of-orderness watermarks).",
+    sampler: str = option("none", "Sampling / stream progress in front of each window (ysb, nyt, kmeans): "
+                          f"{', '.join(SAMPLERS[1:])}, or none (the job's bounded-out-of-orderness watermarks).",
                           choices=SAMPLERS)
     error: float = option(0.05, "Sampler: relative error target r_thr of each window's result.", gt=0, lt=1)
     substream_ms: int = option(600, "Sampler: sub-stream length f, a divisor of --window (nyt: and of --slide). "

@@ -32,9 +32,10 @@ AGENT_DEFAULTS = catalog.policy_parameter_defaults()
 class SchedulerOptions(Section):
     """The policy and the paper's parameters r, h, f, b, C (klink-agent's PolicyConfig); `default` ignores them."""
 
-    policy: str = option("default", "Scheduling policy: default (plain Flink), rr, fcfs, hr, sbox, klink, klink-nomm "
-                         "(the agent inside the TaskManager), os-priority (nice values from outside; local backend, "
-                         "CAP_SYS_NICE).", choices=POLICIES)
+    policy: str = option("default", "Scheduling policy: default (plain Flink), "
+                         f"{', '.join(p for p in AGENT_POLICIES if p != 'default')} (the agent inside the "
+                         "TaskManager), os-priority (nice values from outside; local backend, CAP_SYS_NICE).",
+                         choices=POLICIES)
     cycle_ms: int = option(AGENT_DEFAULTS["r"], "Scheduler: cycle length r.", duration=True, gt=0)
     history: int = option(AGENT_DEFAULTS["h"], "Scheduler (klink, LR): epochs of delay history h.", ge=1)
     confidence: float = option(AGENT_DEFAULTS["f"], "Confidence, 0 < f < 1: Klink's SWM interval f (scheduler) and the sampler's "

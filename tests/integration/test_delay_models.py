@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from klinkctl import catalog
 from klinkctl.artifacts import GENERATOR_JAR, build_java_udfs
 from klinkctl.delay import fit_report, parse_delay, parse_inter_event
 
@@ -22,8 +23,7 @@ def sample(jar, spec: str, n: int, seed: int = 5) -> np.ndarray:
     return np.array(out.split(), dtype=float)
 
 
-@pytest.mark.parametrize("spec", ["uniform:0-2s", "normal:300ms:50ms", "exp:240ms", "gamma:60:4ms",
-                                  "lognormal:200ms:0.5", "pareto:100ms:2.5", "zipf:0.99:0-2s", "const:150ms"])
+@pytest.mark.parametrize("spec", [kind.example for kind in catalog.delay_kinds()])  # every model the generator has
 def test_each_model_samples_its_distribution(generator_jar, spec):
     delays = sample(generator_jar, spec, 20_000)
     report = fit_report(parse_delay(spec), delays)

@@ -13,7 +13,7 @@ from klinkctl import catalog, delay, workloads
 from klinkctl import generator as generator_module
 from klinkctl.run import scheduler_control
 from klinkctl.generator import MAX_PACK_BYTES
-from klinkctl.run.config import (AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES, SAMPLERS,
+from klinkctl.run.config import (AGENT_POLICIES, ENFORCEMENTS, OPTIONS, OUTSIDE_POLICIES, POLICIES, SAMPLERS,
                                  WORKLOADS, RunSpec, resolve)
 from klinkctl.stack import flink
 from klinkctl.stack.spec import StackSpec
@@ -66,6 +66,14 @@ def test_each_delay_example_means_the_same_on_both_sides(kind: catalog.DelayKind
     values = kind.example.partition(":")[2].replace("-", ":").split(":")
     assert len(values) == len(kind.parameters)
     assert f"{kind.form} ({kind.example})" in delay.EXPECTED_FORMS
+
+
+def test_bench_help_names_every_policy_sampler_and_delay_model_the_catalog_has() -> None:
+    """A newcomer's new registry entry shows in `klinkctl bench --help` without touching Python."""
+    help_of = {option.name: option.help for option in OPTIONS}
+    assert all(name in help_of["policy"] for name in POLICIES)
+    assert all(name in help_of["sampler"] for name in SAMPLERS)
+    assert all(kind.example in help_of["delay"] for kind in catalog.delay_kinds())
 
 
 @pytest.mark.parametrize("kind", catalog.gap_kinds(), ids=lambda kind: kind["name"])
