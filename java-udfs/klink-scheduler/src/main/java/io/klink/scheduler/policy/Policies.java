@@ -32,7 +32,8 @@ public final class Policies {
             new Policy("hr", AGING, c -> new HighestRatePolicy(c.agingCycles())),
             new Policy("sbox", AGING, c -> new StreamBoxPolicy(c.agingCycles())),
             new Policy("klink", KLINK, c -> new KlinkPolicy(c, true)),
-            new Policy("klink-nomm", KLINK, c -> new KlinkPolicy(c, false)));
+            new Policy("klink-nomm", KLINK, c -> new KlinkPolicy(c, false)),
+            new Policy("random", List.of(), c -> new RandomPolicy(42)));
 
     /** Every valid policy name. */
     public static final List<String> NAMES = ALL.stream().map(Policy::name).toList();
