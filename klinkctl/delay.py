@@ -170,15 +170,10 @@ def _zipf(params: str) -> DelayModel:
                       stats.zipfian(exponent, hi - lo + 1, loc=lo - 1), True)
 
 
-def _triangular(params: str) -> DelayModel:
-    lo, hi = _range(params)
-    return DelayModel(f"triangular:{lo}ms-{hi}ms", "triangular", stats.triang(0.5, loc=lo, scale=hi - lo), False)
-
-
 #: The distribution of each delay model the generator samples (the catalog's delay kinds; the contract test
 #: checks they are the same set).
 DISTRIBUTIONS = {"const": _const, "uniform": _uniform, "normal": _normal, "exp": _exp, "gamma": _gamma,
-                 "lognormal": _lognormal, "pareto": _pareto, "zipf": _zipf, "triangular": _triangular}
+                 "lognormal": _lognormal, "pareto": _pareto, "zipf": _zipf}
 
 
 def _model(kind: str, params: str) -> DelayModel:

@@ -33,9 +33,7 @@ public final class DelayModels {
             new Kind("lognormal", "lognormal:<median>:<sigma>", "lognormal:200ms:0.5",
                     RandomDelays.Lognormal::parseArgument),
             new Kind("pareto", "pareto:<scale>:<shape>", "pareto:100ms:2.5", RandomDelays.Pareto::parseArgument),
-            new Kind("zipf", "zipf:<s>:<low>-<high>", "zipf:0.99:0-2s", RandomDelays.Zipf::parseArgument),
-            new Kind("triangular", "triangular:<low>-<high>", "triangular:100ms-500ms",
-                    RandomDelays.Triangular::parseArgument));
+            new Kind("zipf", "zipf:<s>:<low>-<high>", "zipf:0.99:0-2s", RandomDelays.Zipf::parseArgument));
 
     /** What a valid spec looks like; part of every parse error. */
     public static final String EXPECTED = "expected one of " + KINDS.stream()

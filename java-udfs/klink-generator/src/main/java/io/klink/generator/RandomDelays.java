@@ -206,24 +206,6 @@ final class RandomDelays {
         }
     }
 
-    /** {@code triangular:<low>-<high>}: a symmetric triangle on [low, high], peak in the middle (mean of two uniforms). */
-    record Triangular(long lowMs, long highMs) implements DelayModel {
-        static Triangular parseArgument(String a) {
-            long[] r = range(a);
-            return new Triangular(r[0], r[1]);
-        }
-
-        @Override
-        public long sampleDelayMs(SplittableRandom rng) {
-            return toMillis(lowMs + (highMs - lowMs) * (rng.nextDouble() + rng.nextDouble()) / 2);
-        }
-
-        @Override
-        public String spec() {
-            return "triangular:" + Durations.format(lowMs) + "-" + Durations.format(highMs);
-        }
-    }
-
     /**
      * {@code zipf:<s>:<low>-<high>}: delay = low + i ms with P(i) ∝ 1/(i + 1)^s, i = 0..high−low
      * (the Klink paper's network delays use s = 0.99). Sampled by binary search in the precomputed CDF.
