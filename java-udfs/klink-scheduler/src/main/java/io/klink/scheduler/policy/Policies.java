@@ -32,8 +32,7 @@ public final class Policies {
             new Policy("hr", AGING, c -> new HighestRatePolicy(c.agingCycles())),
             new Policy("sbox", AGING, c -> new StreamBoxPolicy(c.agingCycles())),
             new Policy("klink", KLINK, c -> new KlinkPolicy(c, true)),
-            new Policy("klink-nomm", KLINK, c -> new KlinkPolicy(c, false)),
-            new Policy("random", List.of(), c -> new RandomPolicy(42)));
+            new Policy("klink-nomm", KLINK, c -> new KlinkPolicy(c, false)));
 
     /** Every valid policy name. */
     public static final List<String> NAMES = ALL.stream().map(Policy::name).toList();
