@@ -12,9 +12,9 @@ from typing import Any
 from klinkctl.run.config import RunSpec
 
 #: Scheduler settings in label order: bench setting -> its name in the paper (enforce shows its value alone,
-#: strict_slack the word "strict", fill_cycle "fill").
+#: strict_slack the word "strict", fill_cycle "fill"; aging, not in the paper, "age").
 SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
-                      "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill"}
+                      "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill", "aging": "age"}
 DEFAULTS = {name: field.default for name, field in RunSpec.model_fields.items()}
 UNSCHEDULED = "default"
 

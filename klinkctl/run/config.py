@@ -14,21 +14,18 @@ from klinkctl import privileges
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
-from klinkctl.generator import GeneratorOptions
 from klinkctl.options import from_user, one_line
-from klinkctl.run.declared import OPTIONS
+from klinkctl.run.declared import OPTIONS, SECTIONS
 from klinkctl.run.load import LoadOptions, apply_load, check_load
-from klinkctl.run.scheduler_control import AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES, SchedulerOptions
-from klinkctl.sampling import ACCURACY_WORKLOADS, SAMPLERS, SamplerOptions
-from klinkctl.workloads.options import (SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions, KmeansOptions, LrbOptions,
-                                        NytOptions, YsbOptions)
+from klinkctl.run.scheduler_control import AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES
+from klinkctl.sampling import ACCURACY_WORKLOADS, SAMPLERS
+from klinkctl.workloads.options import SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions
 
 __all__ = ["AGENT_POLICIES", "ACCURACY_WORKLOADS", "ENFORCEMENTS", "OUTSIDE_POLICIES", "POLICIES", "SAMPLERS",
            "WORKLOADS", "WORKLOAD_DEFAULTS", "RunSpec", "OPTIONS", "resolve", "load_yaml", "user_settings"]
 
 
-class RunSpec(KmeansOptions, LrbOptions, NytOptions, YsbOptions, LoadOptions, SamplerOptions, SchedulerOptions,
-                  GeneratorOptions, JobOptions):
+class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last base first
     """Every component's options in one typed object (each declared once, by its component); built once per run
     by `resolve` (or a sweep's plan) and passed on as it is."""
 

@@ -12,7 +12,9 @@ from klinkctl.sampling import SamplerOptions
 from klinkctl.stack.spec import STACK_OPTIONS
 from klinkctl.workloads.options import WORKLOAD_SECTIONS
 
-OPTIONS = declared(*WORKLOAD_SECTIONS, GeneratorOptions, SchedulerOptions, SamplerOptions, LoadOptions)
+#: The components' sections a run's spec is made of (klinkctl.run.config.RunSpec), in --help order.
+SECTIONS = (*WORKLOAD_SECTIONS, GeneratorOptions, SchedulerOptions, SamplerOptions, LoadOptions)
+OPTIONS = declared(*SECTIONS)
 
 
 def markdown() -> str:
