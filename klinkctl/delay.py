@@ -22,7 +22,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.units import duration_ms
 
 EXPECTED_FORMS = ", ".join([*(f"{kind.form} ({kind.example})" for kind in catalog.delay_kinds()),
-                            "preset:<CC|GG|EC|EG> (preset:EG); durations in whole ms"])
+                            "preset:<CC|GG|EC|EG> (preset:EG); durations in whole ms, with their unit"])
 GAP_FORMS = "const, gamma:<k> (gamma:2; the mean gap is always 1/rate), or gamma:<k>:<theta> with k·theta = 1/rate"
 
 
@@ -92,12 +92,19 @@ def _args(params: str, count: int) -> list[str]:
 
 def _ms(text: str, positive: bool = False) -> int:
     try:
-        value = duration_ms(text, "a delay", default_unit="ms")
-    except KlinkError:
-        raise _Bad(f"{text!r} is not a duration") from None
+        value = duration_ms(text, "a delay")
+    except KlinkError as error:
+        raise _Bad(str(error) if "no unit" in str(error) else f"{text!r} is not a duration") from None
     if positive and value <= 0:
         raise _Bad(f"{text!r} must be > 0")
     return value
+
+
+def _fractional_ms(text: str) -> float:
+    """A positive scale in ms that may be a fraction (gamma:2:0.5ms); the unit is required."""
+    if not text.endswith("ms"):
+        raise _Bad(f"{text!r} needs its unit, ms (e.g. {text}ms)")
+    return _number(text.removesuffix("ms"))
 
 
 def _number(text: str) -> float:
@@ -146,7 +153,7 @@ def _exp(params: str) -> DelayModel:
 
 def _gamma(params: str) -> DelayModel:
     k, theta = _args(params, 2)
-    shape, scale = _number(k), _number(theta.removesuffix("ms"))
+    shape, scale = _number(k), _fractional_ms(theta)
     return DelayModel(f"gamma:{shape:g}:{scale:g}ms", "gamma", stats.gamma(shape, scale=scale), False)
 
 
@@ -283,7 +290,7 @@ def _gap_shape(kind: str, params: str, mean_gap_ms: float) -> float | None:
     """The gamma shape k of a gap spec, None for constant gaps; absolute forms must match the rate."""
     if kind == "const":
         if params:
-            _same_mean(_positive_ms(params), mean_gap_ms, f"const:{params}")
+            _same_mean(_fractional_ms(params), mean_gap_ms, f"const:{params}")
         return None
     if kind != "gamma" or not params:
         raise _Bad("unknown model")
@@ -292,12 +299,8 @@ def _gap_shape(kind: str, params: str, mean_gap_ms: float) -> float | None:
         raise _Bad("needs gamma:<k> or gamma:<k>:<theta>")
     shape = _number(parts[0])
     if len(parts) == 2:
-        _same_mean(shape * _positive_ms(parts[1]), mean_gap_ms, f"gamma:{params}")
+        _same_mean(shape * _fractional_ms(parts[1]), mean_gap_ms, f"gamma:{params}")
     return shape
-
-
-def _positive_ms(text: str) -> float:
-    return _number(text.strip().removesuffix("ms"))
 
 
 def _same_mean(gap_ms: float, mean_gap_ms: float, spec: str) -> None:

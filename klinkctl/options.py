@@ -131,20 +131,6 @@ def _duration_text(ms: int) -> str:
     return f"{ms // 1000}s" if ms and ms % 1000 == 0 else f"{ms}ms"
 
 
-def parse_duration(value: object, what: str) -> int:
-    """A duration as users write it -> whole milliseconds; a bare number (but 0) is refused."""
-    if isinstance(value, bool):
-        raise KlinkError(f"{what} must be a duration like 300ms or 2s, got {value!r}")
-    text = str(value).strip()
-    try:
-        bare = float(text)
-    except ValueError:
-        return duration_ms(text, what)
-    if bare == 0:
-        return 0
-    raise KlinkError(f"{what} {text} has no unit; write {text}ms or {text}s")
-
-
 class DurationType(click.ParamType):
     name = "duration"
 
@@ -152,7 +138,7 @@ class DurationType(click.ParamType):
         if isinstance(value, int) and not isinstance(value, bool):
             return value  # already milliseconds (a default, or a value set by code)
         try:
-            return parse_duration(value, f"--{param.name if param else 'duration'}")
+            return duration_ms(value, f"--{param.name if param else 'duration'}")
         except KlinkError as error:
             self.fail(str(error).split(" ", 1)[1] if str(error).startswith("--") else str(error), param, ctx)
 
@@ -182,7 +168,7 @@ def from_user(raw: Mapping[Any, Any], options: list[Declared], source: str) -> d
         if found is None:
             raise KlinkError(f"unknown setting {key!r} in {source}{_did_you_mean(str(key), [o.cli for o in options])}")
         if found.duration and str(key).replace("_", "-") == found.cli:
-            value = parse_duration(value, f"--{found.cli}")
+            value = duration_ms(value, f"--{found.cli}")
         elif found.type_name == "text" and value is not None and not isinstance(value, str):
             value = str(value)  # YAML reads `generator-cpus: 0` as the number 0
         values[found.name] = value

@@ -1,4 +1,5 @@
-"""Durations as people write them: 300ms, 1.5s, 2m; a bare number means seconds."""
+"""Durations as people write them: 300ms, 1.5s, 2m. A bare number (but 0) is refused: seconds and milliseconds
+are both plausible, and a wrong guess is off by a factor of 1000."""
 
 from __future__ import annotations
 
@@ -10,12 +11,17 @@ _DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*$")
 _FACTORS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 
 
-def duration_ms(text: str | int | float, what: str, default_unit: str = "s") -> int:
-    """Parse a duration into milliseconds; `what` names the option in the error; a bare number is in
-    `default_unit` (seconds on the command line, milliseconds inside delay specs, as the generator reads them)."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        text = str(text)
+def duration_ms(text: str | int | float, what: str) -> int:
+    """A duration in whole milliseconds; `what` names the option (or the part of a spec) in the error."""
+    if isinstance(text, bool):
+        raise KlinkError(f"{what} must be a duration like 300ms, 10s or 2m, got {text!r}")
     match = _DURATION.match(str(text))
     if not match:
         raise KlinkError(f"{what} must be a duration like 300ms, 10s or 2m, got {text!r}")
-    return round(float(match.group(1)) * _FACTORS_MS[match.group(2) or default_unit])
+    number, unit = match.groups()
+    if unit is None:
+        if float(number) == 0:
+            return 0
+        raise KlinkError(f"{what} {str(text).strip()} has no unit; write {str(text).strip()}ms or "
+                         f"{str(text).strip()}s")
+    return round(float(number) * _FACTORS_MS[unit])

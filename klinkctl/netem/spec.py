@@ -23,8 +23,8 @@ class NetemSpec:
     @classmethod
     def parse(cls, delay: str, jitter: str | None = None, distribution: str | None = None,
               loss: str | None = None) -> NetemSpec:
-        spec = cls(delay_ms=duration_ms(delay, "--delay", default_unit="ms"),
-                   jitter_ms=duration_ms(jitter, "--jitter", default_unit="ms") if jitter else 0,
+        spec = cls(delay_ms=duration_ms(delay, "--delay"),
+                   jitter_ms=duration_ms(jitter, "--jitter") if jitter else 0,
                    distribution=distribution, loss_percent=_percent(loss) if loss else 0.0)
         return spec.validate()
 

@@ -14,9 +14,9 @@ from klinkctl.netem.spec import NetemSpec, tc_delete, tc_replace, tc_show
 @pytest.mark.parametrize("args, qdisc", [
     (("100ms",), "netem delay 100ms"),
     (("100ms", "30ms"), "netem delay 100ms 30ms"),
-    (("0.1s", "30", "normal"), "netem delay 100ms 30ms distribution normal"),
+    (("0.1s", "30ms", "normal"), "netem delay 100ms 30ms distribution normal"),
     (("100ms", "30ms", "paretonormal", "0.1%"), "netem delay 100ms 30ms distribution paretonormal loss 0.1%"),
-    (("250", None, None, "2"), "netem delay 250ms loss 2%"),
+    (("250ms", None, None, "2"), "netem delay 250ms loss 2%"),
 ])
 def test_settings_render_the_exact_tc_command(args, qdisc):
     rendered = tc_replace("klg0a1b2c", NetemSpec.parse(*args).qdisc())
@@ -114,3 +114,8 @@ def test_a_container_without_netem_gets_nothing_and_nothing_is_recorded(tmp_path
         control.apply_compose(tmp_path, [container], "kafka", NetemSpec.parse("100ms").qdisc())
     assert not any("replace" in c for c in container.commands)
     assert not (tmp_path / control.STATE_FILE).exists()
+
+
+def test_a_bare_netem_delay_is_refused_with_the_unit_to_add():
+    with pytest.raises(KlinkError, match="--delay 100 has no unit; write 100ms or 100s"):
+        NetemSpec.parse("100")

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from klinkctl.cli import main
 from klinkctl.cli.bench import bench
 from klinkctl.errors import KlinkError
-from klinkctl.options import parse_duration
 from klinkctl.run.config import resolve, user_settings
 from klinkctl.run.declared import OPTIONS, markdown
+from klinkctl.units import duration_ms
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "options.md"
 
@@ -47,13 +47,13 @@ def test_completion_offers_the_declared_choices():
 
 @pytest.mark.parametrize("value, ms", [("300ms", 300), ("1.5s", 1500), ("2m", 120_000), ("0", 0), (0, 0)])
 def test_durations_carry_a_unit(value, ms):
-    assert parse_duration(value, "--cycle") == ms
+    assert duration_ms(value, "--cycle") == ms
 
 
 @pytest.mark.parametrize("value", ["120", 120, "1.5", 2.0])
 def test_a_bare_number_is_refused_with_the_unit_to_add(value):
     with pytest.raises(KlinkError, match=f"--cycle {value} has no unit; write {value}ms or {value}s"):
-        parse_duration(value, "--cycle")
+        duration_ms(value, "--cycle")
 
 
 def test_a_bare_number_is_refused_on_the_command_line_and_in_a_config_file(tmp_path):
