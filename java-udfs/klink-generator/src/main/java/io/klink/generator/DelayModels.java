@@ -6,7 +6,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Parser for delay specs {@code <kind>:<arguments>}. A new distribution is one more entry in {@link #KINDS};
+ * Parser for delay specs {@code <kind>:<arguments>}. A new distribution is a class and one more entry in
+ * {@link RandomDelays#KINDS}, both in that file;
  * the build's catalog (klink-catalog) carries them to klinkctl/delay.py, which parses the same syntax.
  */
 public final class DelayModels {
@@ -24,16 +25,8 @@ public final class DelayModels {
         }
     }
 
-    public static final List<Kind> KINDS = List.of(
-            new Kind("const", "const:<d>", "const:300ms", ConstantDelay::parseArgument),
-            new Kind("uniform", "uniform:<low>-<high>", "uniform:0-2s", RandomDelays.Uniform::parseArgument),
-            new Kind("normal", "normal:<mean>:<sigma>", "normal:300ms:50ms", RandomDelays.Normal::parseArgument),
-            new Kind("exp", "exp:<mean>", "exp:240ms", RandomDelays.Exponential::parseArgument),
-            new Kind("gamma", "gamma:<k>:<theta>", "gamma:60:4ms", RandomDelays.Gamma::parseArgument),
-            new Kind("lognormal", "lognormal:<median>:<sigma>", "lognormal:200ms:0.5",
-                    RandomDelays.Lognormal::parseArgument),
-            new Kind("pareto", "pareto:<scale>:<shape>", "pareto:100ms:2.5", RandomDelays.Pareto::parseArgument),
-            new Kind("zipf", "zipf:<s>:<low>-<high>", "zipf:0.99:0-2s", RandomDelays.Zipf::parseArgument));
+    /** Every delay model, declared beside its distribution ({@link RandomDelays#KINDS}). */
+    public static final List<Kind> KINDS = RandomDelays.KINDS;
 
     /** What a valid spec looks like; part of every parse error. */
     public static final String EXPECTED = "expected one of " + KINDS.stream()

@@ -1,6 +1,7 @@
 package io.klink.generator;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -9,6 +10,18 @@ import java.util.SplittableRandom;
  * {@link DelayModels#parse}. Durations in specs take units (300ms, 1.5s); a bare number means ms.
  */
 final class RandomDelays {
+
+    /** Every delay model (the catalog's delayKinds): name, form, example, parser. */
+    static final List<DelayModels.Kind> KINDS = List.of(
+            new DelayModels.Kind("const", "const:<d>", "const:300ms", ConstantDelay::parseArgument),
+            new DelayModels.Kind("uniform", "uniform:<low>-<high>", "uniform:0-2s", Uniform::parseArgument),
+            new DelayModels.Kind("normal", "normal:<mean>:<sigma>", "normal:300ms:50ms", Normal::parseArgument),
+            new DelayModels.Kind("exp", "exp:<mean>", "exp:240ms", Exponential::parseArgument),
+            new DelayModels.Kind("gamma", "gamma:<k>:<theta>", "gamma:60:4ms", Gamma::parseArgument),
+            new DelayModels.Kind("lognormal", "lognormal:<median>:<sigma>", "lognormal:200ms:0.5",
+                    Lognormal::parseArgument),
+            new DelayModels.Kind("pareto", "pareto:<scale>:<shape>", "pareto:100ms:2.5", Pareto::parseArgument),
+            new DelayModels.Kind("zipf", "zipf:<s>:<low>-<high>", "zipf:0.99:0-2s", Zipf::parseArgument));
 
     private RandomDelays() {
     }
