@@ -3,6 +3,7 @@ with setpriv (util-linux) from root. What klinkctl concludes must match what the
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pwd
@@ -34,17 +35,30 @@ def as_root_with_only(capabilities: str, code: str) -> subprocess.CompletedProce
                           timeout=60, cwd=REPO, check=False)
 
 
+#: What the stack spec's checks import besides the standard library (another user runs them with the system
+#: Python, the same 3.11 as the venv's, which cannot read the venv when the clone sits in a 0700 dir).
+SPEC_DEPENDENCIES = ("pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection", "click")
+
+
 @pytest.fixture
 def readable_privileges():
-    """klinkctl's capability and cgroup checks alone (no third-party imports: another user runs them with the
-    system Python), where another user can read them (the clone may sit in a 0700 dir)."""
+    """klinkctl's capability and cgroup checks (and the stack spec that runs them, with its third-party
+    packages), copied where another user can read them."""
     directory = Path(tempfile.mkdtemp(prefix="klink-privileges-"))
     directory.chmod(0o755)
-    for name in ("privileges.py", "errors.py", "cpus.py", "stack/spec.py"):
+    for name in ("privileges.py", "errors.py", "cpus.py", "units.py", "options.py", "stack/spec.py"):
         module = directory / "klinkctl" / name
         module.parent.mkdir(exist_ok=True)
         (module.parent / "__init__.py").touch()
         module.write_text((REPO / "klinkctl" / name).read_text())
+    for package in SPEC_DEPENDENCIES:
+        found = importlib.util.find_spec(package)
+        if found.submodule_search_locations:
+            shutil.copytree(next(iter(found.submodule_search_locations)), directory / package)
+        else:
+            shutil.copy(found.origin, directory)
+    for path in directory.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644 | (path.stat().st_mode & 0o111))
     yield directory
     shutil.rmtree(directory)
 
