@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import click
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 
 from klinkctl.errors import KlinkError
@@ -26,6 +26,16 @@ class Section(BaseModel):
     the run spec is built."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans_for_numbers(cls, values: Any) -> Any:
+        """pydantic's lax mode reads `queries: true` as 1; a number option refuses a boolean instead."""
+        for name, value in (values.items() if isinstance(values, dict) else ()):
+            info = cls.model_fields.get(name)
+            if isinstance(value, bool) and info is not None and Declared(name, info).type_name in ("int", "number"):
+                raise KlinkError(f"--{Declared(name, info).cli} must be a number, got {value!r}")
+        return values
 
     @model_validator(mode="after")
     def _one_of_the_choices(self) -> Section:
@@ -180,6 +190,16 @@ def _did_you_mean(key: str, names: list[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else f"; valid: {', '.join(sorted(names))}"
 
 
+def whole_number(value: object, what: str, minimum: int | None = None) -> int:
+    """A whole number (at least `minimum`) as users write it, e.g. a sweep file's `repetitions`; one line if not."""
+    if isinstance(value, bool):
+        raise KlinkError(f"{what} must be a whole number, got {value!r}")
+    try:
+        return TypeAdapter(Annotated[int, Field(ge=minimum)]).validate_python(value)
+    except ValidationError as error:
+        raise KlinkError(f"{what} {_complaint(error.errors()[0])}") from None
+
+
 _TYPE_WORDS = {"int": "a whole number", "float": "a number", "finite": "a finite number", "bool": "true or false",
                "string": "text"}
 _BOUND_WORDS = {"greater_than": "greater than {gt}", "greater_than_equal": "at least {ge}", "less_than": "less than {lt}",
@@ -190,15 +210,16 @@ def one_line(error: ValidationError, options: list[Declared]) -> str:
     """pydantic's first complaint, in the words of the option users wrote: `--rate must be greater than 0, got 0`."""
     first = error.errors()[0]
     name = str(first["loc"][0]) if first["loc"] else ""
-    cli = next((f"--{o.cli}" for o in options if o.name == name), name)
+    return f"{next((f'--{o.cli}' for o in options if o.name == name), name)} {_complaint(first)}"
+
+
+def _complaint(first: dict) -> str:
     kind, shown = first["type"], first.get("input")
     if kind in _BOUND_WORDS:
         bounds = {k: f"{v:g}" if isinstance(v, (int, float)) else v for k, v in first.get("ctx", {}).items()}
-        return f"{cli} must be {_BOUND_WORDS[kind].format(**bounds)}, got {shown}"
+        return f"must be {_BOUND_WORDS[kind].format(**bounds)}, got {shown}"
     words = next((w for prefix, w in _TYPE_WORDS.items() if kind.startswith(prefix)), None)
-    if words:
-        return f"{cli} must be {words}, got {shown!r}"
-    return f"{cli}: {first['msg']}"
+    return f"must be {words}, got {shown!r}" if words else f"is invalid: {first['msg']}"
 
 
 def markdown_table(options: list[Declared]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from klinkctl.errors import KlinkError
+from klinkctl.options import whole_number
 from klinkctl.run.bench import START_LEAD_MS, drain_ms
 from klinkctl.run.config import WORKLOAD_DEFAULTS, RunSpec, build, user_settings
 from klinkctl.run.load import apply_load, capacity_path
@@ -103,12 +104,12 @@ def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | 
     spec = SweepSpec(
         name=_sweep_name(top.get("name", default_name), source),
         workload=str(top.get("workload", grid.get("workload", [""])[0])),
-        repetitions=_positive_int(repetitions if repetitions is not None else top.get("repetitions", DEFAULT_REPETITIONS),
-                                  f"{source}: repetitions"),
-        base_seed=_integer(top.get("base-seed", DEFAULT_BASE_SEED), f"{source}: base-seed"),
+        repetitions=whole_number(repetitions if repetitions is not None else top.get("repetitions", DEFAULT_REPETITIONS),
+                                 f"{source}: repetitions", minimum=1),
+        base_seed=whole_number(top.get("base-seed", DEFAULT_BASE_SEED), f"{source}: base-seed"),
         fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=grid,
         variants=_variants(top.get("variants"), source),
-        warmup_runs=_non_negative_int(top.get("warmup-runs", 0), f"{source}: warmup-runs"),
+        warmup_runs=whole_number(top.get("warmup-runs", 0), f"{source}: warmup-runs", minimum=0),
         order=_order(top.get("order", ORDERS[0]), source))
     _check_settings(spec, source)
     return spec
@@ -294,27 +295,6 @@ def _mapping(value: object, what: str, of: str = "of bench settings") -> dict[st
     if not isinstance(value, dict):
         raise KlinkError(f"{what} must be a mapping {of}, got {type(value).__name__}")
     return {str(key): item for key, item in value.items()}
-
-
-def _positive_int(value: object, what: str) -> int:
-    return _at_least(1, value, what)
-
-
-def _non_negative_int(value: object, what: str) -> int:
-    return _at_least(0, value, what)
-
-
-def _integer(value: object, what: str) -> int:
-    if isinstance(value, bool) or not re.fullmatch(r"-?[0-9]+", str(value).strip()):  # ASCII digits only
-        raise KlinkError(f"{what} must be a whole number, got {value!r}")
-    return int(str(value).strip())
-
-
-def _at_least(minimum: int, value: object, what: str) -> int:
-    number = _integer(value, what)
-    if number < minimum:
-        raise KlinkError(f"{what} must be at least {minimum}, got {number}")
-    return number
 
 
 def _sweep_name(value: object, source: str) -> str:

@@ -82,3 +82,22 @@ def test_flags_can_be_turned_off_on_the_command_line_over_a_config_file(tmp_path
     config.write_text("strict-slack: true\n")
     assert resolve(config, {}).strict_slack is True
     assert resolve(config, {"strict_slack": False}).strict_slack is False
+
+
+def test_a_boolean_is_not_a_number(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("queries: true\n")
+    with pytest.raises(KlinkError, match="--queries must be a number, got True"):
+        resolve(config, {})
+
+
+@pytest.mark.parametrize("value, message", [(0, "must be at least 1, got 0"), ("many", "must be a whole number, got 'many'"),
+                                            (True, "must be a whole number, got True"), ("3", None)])
+def test_whole_numbers_of_other_files_are_checked_by_the_same_library(value, message):
+    from klinkctl.options import whole_number
+
+    if message is None:
+        assert whole_number(value, "repetitions", minimum=1) == 3
+    else:
+        with pytest.raises(KlinkError, match=f"repetitions {message}"):
+            whole_number(value, "repetitions", minimum=1)
