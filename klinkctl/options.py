@@ -10,6 +10,7 @@ both plausible.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any
 
@@ -31,20 +32,25 @@ class Section(BaseModel):
     @classmethod
     def _no_booleans_for_numbers(cls, values: Any) -> Any:
         """pydantic's lax mode reads `queries: true` as 1; a number option refuses a boolean instead."""
+        options = _options_of(cls)
         for name, value in (values.items() if isinstance(values, dict) else ()):
-            info = cls.model_fields.get(name)
-            if isinstance(value, bool) and info is not None and Declared(name, info).type_name in ("int", "number"):
-                raise KlinkError(f"--{Declared(name, info).cli} must be a number, got {value!r}")
+            if isinstance(value, bool) and name in options and options[name].type_name in ("int", "number"):
+                raise KlinkError(f"--{options[name].cli} must be a number, got {value!r}")
         return values
 
     @model_validator(mode="after")
     def _one_of_the_choices(self) -> Section:
-        for name, info in type(self).model_fields.items():
-            option_ = Declared(name, info)
+        for name, option_ in _options_of(type(self)).items():
             choices, value = option_.choices, getattr(self, name)
             if choices and value not in choices:
                 raise KlinkError(f"unknown {option_.cli} {value!r}; valid: {', '.join(choices)}")
         return self
+
+
+@functools.cache
+def _options_of(section: type[Section]) -> dict[str, Declared]:
+    """A section's declared options by field name, read from its fields once per class."""
+    return {o.name: o for o in declared(section)}
 
 
 def option(default: Any, help: str, *, cli: str | None = None, duration: bool = False,

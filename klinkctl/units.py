@@ -13,15 +13,13 @@ _FACTORS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 
 def duration_ms(text: str | int | float, what: str) -> int:
     """A duration in whole milliseconds; `what` names the option (or the part of a spec) in the error."""
-    if isinstance(text, bool):
-        raise KlinkError(f"{what} must be a duration like 300ms, 10s or 2m, got {text!r}")
-    match = _DURATION.match(str(text))
+    written = str(text).strip()
+    match = None if isinstance(text, bool) else _DURATION.match(written)
     if not match:
         raise KlinkError(f"{what} must be a duration like 300ms, 10s or 2m, got {text!r}")
     number, unit = match.groups()
     if unit is None:
         if float(number) == 0:
             return 0
-        raise KlinkError(f"{what} {str(text).strip()} has no unit; write {str(text).strip()}ms or "
-                         f"{str(text).strip()}s")
+        raise KlinkError(f"{what} {written} has no unit; write {written}ms or {written}s")
     return round(float(number) * _FACTORS_MS[unit])

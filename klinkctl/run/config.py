@@ -56,9 +56,9 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
     def _refuse_options_of_other_workloads(self) -> None:
         """An option one workload reads, given for another, would be silently ignored: refused instead."""
         for name in self.model_fields_set:
-            owners = _APPLIES.get(name)
-            if owners and self.workload not in owners and getattr(self, name) != type(self).model_fields[name].default:
-                raise KlinkError(f"--{_CLI[name]} applies to the {' and '.join(owners)} workload only, not "
+            owners = _BY_NAME[name].workloads if name in _BY_NAME else None
+            if owners and self.workload not in owners and getattr(self, name) != _BY_NAME[name].default:
+                raise KlinkError(f"--{_BY_NAME[name].cli} applies to the {' and '.join(owners)} workload only, not "
                                  f"{self.workload}; drop it")
 
     @property
@@ -148,8 +148,7 @@ def check_debs_csv(path: Path, workload: str) -> None:
                              f"is {cells[i]!r}, not a number") from None
 
 
-_APPLIES = {o.name: o.workloads for o in OPTIONS if o.workloads}
-_CLI = {o.name: o.cli for o in OPTIONS}
+_BY_NAME = {o.name: o for o in OPTIONS}
 
 
 def user_settings(raw: dict, source: str) -> dict[str, Any]:
