@@ -15,10 +15,12 @@ RUNTIME_DEPS_POM = PACKAGE_DIR / "maven" / "runtime-deps.pom.xml"
 AGENT_JAR = JAVA_UDFS_DIR / "klink-agent" / "target" / "klink-agent.jar"
 GENERATOR_JAR = JAVA_UDFS_DIR / "klink-generator" / "target" / "klink-generator.jar"
 SCHEDULER_JAR = JAVA_UDFS_DIR / "klink-scheduler" / "target" / "klink-scheduler.jar"
+SIM_JAR = JAVA_UDFS_DIR / "klink-sim" / "target" / "klink-sim.jar"
 #: Built jars that never go on Flink's classpath: the agent is attached with -javaagent (and carries the
 #: scheduler core, so one copy of its classes is on the TaskManager's system classpath), the generator
-#: runs as its own process (and bundles kafka-clients, which must not meet the connector's copy).
-NOT_ON_CLUSTER_CLASSPATH = (AGENT_JAR, GENERATOR_JAR, SCHEDULER_JAR)
+#: runs as its own process (and bundles kafka-clients, which must not meet the connector's copy), and so does the
+#: simulator (klinkctl simulate).
+NOT_ON_CLUSTER_CLASSPATH = (AGENT_JAR, GENERATOR_JAR, SCHEDULER_JAR, SIM_JAR)
 #: What klinkctl.catalog reads: the Java side's policies, samplers, delay models, workloads and limits, written by
 #: the build (java-udfs/klink-catalog) next to the jars.
 CATALOG_FILE = JAVA_UDFS_DIR / "klink-catalog" / "target" / "klink-catalog.json"

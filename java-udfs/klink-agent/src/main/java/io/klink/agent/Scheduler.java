@@ -9,7 +9,6 @@ import io.klink.scheduler.policy.EstimatorRecord;
 import io.klink.scheduler.policy.KlinkPolicy;
 import io.klink.scheduler.policy.Policies;
 import io.klink.scheduler.policy.PolicyConfig;
-import io.klink.scheduler.policy.SwmInterval;
 import com.sun.management.GcInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -33,8 +32,7 @@ import java.util.function.ToLongFunction;
 public final class Scheduler {
 
     public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns";
-    public static final String ESTIMATOR_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
-            + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms,skipped";
+    public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
     private static final List<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
@@ -315,25 +313,10 @@ public final class Scheduler {
         return Math.min(1.0, (double) used / max);
     }
 
-    /**
-     * One row per predicted SWM and estimator: Klink's (and the LR baseline's) predicted interval and
-     * the actual ingestion; a skipped SWM has its reason in {@code skipped}, empty {@code inside} and
-     * {@code error_ms}, and {@code actual_ms} only when it was observed.
-     */
     private void writeEstimatorRows(List<EstimatorRecord> records, double confidence) {
         for (EstimatorRecord r : records) {
-            SwmInterval p = r.predicted();
-            boolean scored = r.scored();
-            estimatorCsv.append(String.join(",", r.estimator(), Double.toString(confidence), r.queryId(),
-                    r.inputQueryId(), Long.toString(r.deadlineMs()), ms(p.meanMs()), ms(p.sigmaMs()), ms(p.tMinMs()),
-                    ms(p.tMaxMs()), r.actualKnown() ? Long.toString(r.actualMs()) : "",
-                    scored ? Boolean.toString(r.inside()) : "", scored ? ms(r.errorMs()) : "",
-                    scored ? "" : r.skipped().csvName()));
+            estimatorCsv.append(r.csvRow(confidence));
         }
-    }
-
-    private static String ms(double v) {
-        return String.format(java.util.Locale.ROOT, "%.1f", v);
     }
 
     public long cycles() {

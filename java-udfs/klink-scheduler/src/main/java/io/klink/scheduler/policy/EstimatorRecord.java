@@ -22,6 +22,10 @@ public record EstimatorRecord(
         long actualMs,
         SwmSkip skipped) {
 
+    /** The columns of estimator.csv, one row per record ({@link #csvRow}). */
+    public static final String CSV_HEADER = "estimator,confidence,query,input,deadline_ms,predicted_mean_ms,"
+            + "sigma_ms,t_min_ms,t_max_ms,actual_ms,inside,error_ms,skipped";
+
     /** {@link #actualMs} when the ingestion time was not observed. */
     public static final long UNKNOWN = Long.MIN_VALUE;
 
@@ -47,5 +51,21 @@ public record EstimatorRecord(
     /** Actual − predicted mean (the point estimate's error), ms; NaN when the actual time is unknown. */
     public double errorMs() {
         return actualKnown() ? actualMs - predicted.meanMs() : Double.NaN;
+    }
+
+    /**
+     * This record as a row of estimator.csv: a skipped SWM has its reason in {@code skipped}, empty
+     * {@code inside} and {@code error_ms}, and {@code actual_ms} only when it was observed.
+     */
+    public String csvRow(double confidence) {
+        return String.join(",", estimator, Double.toString(confidence), queryId, inputQueryId,
+                Long.toString(deadlineMs), ms(predicted.meanMs()), ms(predicted.sigmaMs()), ms(predicted.tMinMs()),
+                ms(predicted.tMaxMs()), actualKnown() ? Long.toString(actualMs) : "",
+                scored() ? Boolean.toString(inside()) : "", scored() ? ms(errorMs()) : "",
+                scored() ? "" : skipped.csvName());
+    }
+
+    private static String ms(double v) {
+        return String.format(java.util.Locale.ROOT, "%.1f", v);
     }
 }

@@ -1,0 +1,176 @@
+package io.klink.sim;
+
+import io.klink.scheduler.SchedulerState;
+import io.klink.scheduler.SchedulingPolicy;
+import io.klink.scheduler.TaskInfo;
+import io.klink.scheduler.TaskSnapshot;
+import io.klink.scheduler.policy.KlinkPolicy;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One TaskManager: its tasks, its CPU and its scheduler. Under {@code default} (the policy never pauses) the
+ * OS shares the CPU among every runnable thread (processor sharing, each thread at most one core); otherwise
+ * the policy chooses each cycle and only the chosen run ({@code pause}), or run first ({@code priority}).
+ */
+final class Node {
+
+    private static final double NS_PER_MS = 1_000_000.0;
+
+    final List<SimTask> tasks = new ArrayList<>();
+    private final SimSpec spec;
+    private final SchedulingPolicy policy;  // null: plain Flink, nothing paused
+    private final int maxRunning;
+    private boolean[] chosen = new boolean[0];
+    private double debtNs;  // scheduler and switching CPU not yet taken from the tasks
+    long cycles;
+
+    Node(SimSpec spec, SchedulingPolicy policy, int maxRunning) {
+        this.spec = spec;
+        this.policy = policy;
+        this.maxRunning = maxRunning;
+    }
+
+    void add(SimTask task) {
+        tasks.add(task);
+        chosen = Arrays.copyOf(chosen, tasks.size());
+        chosen[tasks.size() - 1] = true;  // tasks start running; the first cycle decides
+    }
+
+    boolean scheduled() {
+        return policy != null;
+    }
+
+    /** One scheduling cycle (paper §5: collect, choose, pause/resume), as io.klink.agent.Scheduler.cycle. */
+    void cycle(long now, Outputs out) {
+        List<TaskInfo> infos = new ArrayList<>(tasks.size());
+        List<TaskSnapshot> snaps = new ArrayList<>(tasks.size());
+        for (SimTask t : tasks) {
+            infos.add(t.info);
+            snaps.add(t.snapshot(now));
+        }
+        double memory = memoryUsedFraction();
+        SchedulerState state = SchedulerState.of(now, cycleMs(), infos, snaps, memory);
+        Set<String> run = new HashSet<>(policy.choose(state, maxRunning));
+        int running = 0;
+        int resumed = 0;
+        StringBuilder decisions = new StringBuilder();
+        for (int i = 0; i < tasks.size(); i++) {
+            boolean on = run.contains(tasks.get(i).info.taskId());
+            if (on) {
+                running++;
+                resumed += chosen[i] ? 0 : 1;
+                decisions.append(decisions.length() > 0 ? ";" : "").append(tasks.get(i).label);
+            }
+            chosen[i] = on;
+        }
+        long cycleNs = spec.cycleCostNs() + spec.cycleCostNsPerTask() * tasks.size();
+        debtNs += cycleNs + (double) spec.switchCostNs() * resumed;
+        cycles++;
+        out.schedulerRow(now, tasks.size(), running, cycleNs, decisions.toString(), policy.explainLastChoice(), memory);
+        if (policy instanceof KlinkPolicy klink) {
+            out.estimatorRows(klink.drainEstimatorRecords(), klink.confidence());
+        }
+    }
+
+    long cycleMs() {
+        String r = spec.policyParams().get("r");
+        return r == null ? io.klink.scheduler.policy.PolicyConfig.DEFAULT_CYCLE_MS : Long.parseLong(r.trim());
+    }
+
+    /** Pending estimator rows of the run's end (predictions never resolved are written as skipped). */
+    void finish(Outputs out) {
+        if (policy instanceof KlinkPolicy klink) {
+            klink.finish();
+            out.estimatorRows(klink.drainEstimatorRecords(), klink.confidence());
+        }
+    }
+
+    /** One ms: the CPU shared out, then every task that may run runs. */
+    void tick(long now, boolean watermarkTick, Outputs out) {
+        long capacity = spec.queues().equals("credit") ? spec.queueCapacityRecords() : 0;
+        double cpu = spec.coresPerNode() * NS_PER_MS - debtNs;
+        debtNs = Math.max(0, -cpu);
+        cpu = Math.max(0, cpu);
+        double[] budget = new double[tasks.size()];
+        boolean[] mayRun = new boolean[tasks.size()];
+        for (int tier = 0; tier < 2; tier++) {
+            List<Integer> members = new ArrayList<>();
+            for (int i = 0; i < tasks.size(); i++) {
+                boolean first = policy == null || chosen[i];
+                boolean inTier = tier == 0 ? first : !first && spec.enforce().equals("priority");
+                if (inTier) {
+                    members.add(i);
+                    mayRun[i] = true;
+                }
+            }
+            cpu -= share(members, cpu, capacity, budget);
+        }
+        for (int i = 0; i < tasks.size(); i++) {
+            SimTask t = tasks.get(i);
+            if (!mayRun[i]) {
+                continue;
+            }
+            boolean runs = budget[i] > 0 || t.hasFreeWork() || (policy == null || chosen[i]);
+            if (watermarkTick && t.isSource() && runs) {
+                t.emitPeriodicWatermark(spec.watermarkBoundMs(), now);
+            }
+            if (runs) {
+                t.run(now, budget[i], capacity, out);
+            }
+        }
+    }
+
+    /**
+     * Processor sharing: {@code cpu} split equally among the members with work, none getting more than it can
+     * use or more than one core; what one cannot use goes to the others. Returns the CPU given out.
+     */
+    private double share(List<Integer> members, double cpu, long capacity, double[] budget) {
+        int n = members.size();
+        double[] demand = new double[n];
+        Integer[] order = new Integer[n];
+        for (int k = 0; k < n; k++) {
+            demand[k] = Math.min(NS_PER_MS, Math.max(0, tasks.get(members.get(k)).demandNs(capacity)));
+            order[k] = k;
+        }
+        Arrays.sort(order, (a, b) -> Double.compare(demand[a], demand[b]));
+        double left = cpu;
+        double given = 0;
+        int waiting = 0;
+        for (int k = 0; k < n; k++) {
+            if (demand[order[k]] > 0) {
+                waiting++;
+            }
+        }
+        for (int k = 0; k < n && waiting > 0; k++) {
+            double d = demand[order[k]];
+            if (d <= 0) {
+                continue;
+            }
+            double give = Math.min(d, left / waiting);
+            budget[members.get(order[k])] += give;
+            left -= give;
+            given += give;
+            waiting--;
+        }
+        return given;
+    }
+
+    /**
+     * The TaskManager's live heap over its maximum: a base, the open windows' state and, with on-heap queues,
+     * every queued record (with credit-based flow control the network buffers are off-heap and bounded).
+     */
+    double memoryUsedFraction() {
+        double bytes = spec.baseHeapBytes();
+        for (SimTask t : tasks) {
+            bytes += (double) t.openWindowCount() * t.spec.keys() * spec.stateBytesPerKey();
+            if (spec.queues().equals("heap") && !t.isSource()) {
+                bytes += (double) t.queue.records() * spec.recordBytes();
+            }
+        }
+        return Math.min(1.0, bytes / spec.heapBytes());
+    }
+}

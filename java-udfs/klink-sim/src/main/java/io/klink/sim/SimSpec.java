@@ -1,0 +1,111 @@
+package io.klink.sim;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What to simulate, as klinkctl writes it (klinkctl/sim/spec.py): the run, the machine, the scheduler and
+ * each query's operator graph. Every duration is in ms and every cost in ns of CPU, as the names say.
+ *
+ * @param startMs            epoch ms of the first generated event (the simulation's clock starts there)
+ * @param durationMs         generation time; the measured span is [start + warm-up, start + duration]
+ * @param drainCapMs         how long after generation the run may go on for the last windows to fire
+ * @param progressAfterEndMs event time the generator's progress records cover after its last event
+ * @param enforce            {@code pause}: unchosen tasks get no CPU; {@code priority}: they get what the
+ *                           chosen ones leave (the agent's --enforce)
+ * @param coresPerNode       CPU of each node's TaskManager in cores (a fraction for a CPU quota)
+ * @param queues             {@code credit}: Flink 2.x credit-based flow control (bounded input queues, the
+ *                           backlog waits in Kafka); {@code heap}: unbounded on-heap queues (Flink 1.x, the paper)
+ * @param queueCapacityRecords input queue bound per task in credit mode
+ * @param cycleCostNs        scheduler CPU per cycle, plus {@code cycleCostNsPerTask} per registered task
+ * @param switchCostNs       CPU to resume one paused task
+ */
+public record SimSpec(
+        String runId,
+        long seed,
+        long startMs,
+        long durationMs,
+        long warmupMs,
+        long drainCapMs,
+        long progressAfterEndMs,
+        String policy,
+        Map<String, String> policyParams,
+        String enforce,
+        int nodes,
+        double coresPerNode,
+        String queues,
+        long queueCapacityRecords,
+        long heapBytes,
+        long baseHeapBytes,
+        long recordBytes,
+        long stateBytesPerKey,
+        long cycleCostNs,
+        long cycleCostNsPerTask,
+        long switchCostNs,
+        long watermarkIntervalMs,
+        long watermarkBoundMs,
+        String delay,
+        String gaps,
+        long ratePerQuery,
+        List<Query> queries) {
+
+    /** One query: its id, its window offset and its tasks, sources first (each task's outputs come later). */
+    public record Query(String id, long windowOffsetMs, List<Task> tasks) {}
+
+    /**
+     * One task (an operator chain). {@code kind}: source, op or window. A window task has {@code windowMs},
+     * {@code slideMs} (0 = tumbling) and {@code offsetMs} relative to the query's offset, and fires up to
+     * {@code keys} results, each costing {@code fireCostNsPerKey}; the query's metrics window (its last)
+     * records a latency row per firing.
+     */
+    public record Task(String role, String kind, double costNsPerRecord, double fireCostNsPerKey, long windowMs,
+                       long slideMs, long offsetMs, long keys, boolean metrics, List<Output> outputs) {}
+
+    /** An edge to another task of the same query, by role, with the records emitted per record consumed. */
+    public record Output(String to, double selectivity) {}
+
+    static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true)
+            .configure(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES, true)
+            .configure(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES, false);
+
+    public static SimSpec read(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), SimSpec.class).checked();
+    }
+
+    /** @throws IllegalArgumentException naming the first value out of range */
+    SimSpec checked() {
+        require(nodes >= 1, "nodes must be >= 1");
+        require(coresPerNode > 0, "coresPerNode must be > 0");
+        require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");
+        require(queues.equals("credit") || queues.equals("heap"), "queues must be credit or heap");
+        require(enforce.equals("pause") || enforce.equals("priority"), "enforce must be pause or priority");
+        require(watermarkIntervalMs > 0 && watermarkBoundMs >= 0, "watermark interval must be > 0, bound >= 0");
+        require(ratePerQuery > 0, "ratePerQuery must be > 0");
+        require(!queries.isEmpty(), "no queries");
+        for (Query q : queries) {
+            require(!q.tasks().isEmpty() && q.tasks().get(0).kind().equals("source"),
+                    "query " + q.id() + ": the first task must be its source");
+            for (Task t : q.tasks()) {
+                require(t.costNsPerRecord() > 0, q.id() + "/" + t.role() + ": costNsPerRecord must be > 0");
+                require(!t.kind().equals("window") || t.windowMs() > 0, q.id() + "/" + t.role() + ": windowMs");
+            }
+        }
+        return this;
+    }
+
+    private static void require(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalArgumentException("invalid simulation spec: " + what);
+        }
+    }
+
+    /** The query's node: queries are spread over the nodes round robin, each pipeline on one node. */
+    int nodeOf(int queryIndex) {
+        return queryIndex % nodes;
+    }
+}
