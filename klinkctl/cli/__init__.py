@@ -8,7 +8,7 @@ import sys
 import click
 
 from klinkctl import __version__, prereqs
-from klinkctl.cli import archive, bench, capacity, compare, netem, report, stack, sweep
+from klinkctl.cli import archive, bench, capacity, compare, netem, report, simulate, stack, sweep
 from klinkctl.cli.output import printable
 from klinkctl.errors import ExitCode, KlinkError
 
@@ -49,5 +49,5 @@ def main() -> None:
 
 
 for command in (stack.up, stack.status, stack.down, stack.smoke, bench.bench, capacity.capacity_command(bench.bench),
-                sweep.sweep, compare.compare, report.report, archive.archive_command, netem.netem):
+                sweep.sweep, simulate.simulate, compare.compare, report.report, archive.archive_command, netem.netem):
     main.add_command(command)

@@ -14,6 +14,7 @@ from klinkctl.cli.stack import running_stack
 from klinkctl.errors import RunNotCompleted
 from klinkctl.options import click_options
 from klinkctl.run.declared import OPTIONS
+from klinkctl.sim.options import SIM_OPTION_NAMES
 
 
 @click.command()
@@ -23,7 +24,7 @@ from klinkctl.run.declared import OPTIONS
 @results_option
 @click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
               help="YAML file of bench settings (same names as these options); options given here win.")
-@click_options(OPTIONS, skip=["workload"])
+@click_options(OPTIONS, skip=["workload", *SIM_OPTION_NAMES])
 def bench(fmt: str, workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None,
           **options) -> None:
     """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans) on the stack and write results/<run-id>/."""

@@ -9,11 +9,12 @@ from klinkctl.options import declared
 from klinkctl.run.load import LoadOptions
 from klinkctl.run.scheduler_control import SchedulerOptions
 from klinkctl.sampling import SamplerOptions
+from klinkctl.sim.options import SimOptions
 from klinkctl.stack.spec import STACK_OPTIONS
 from klinkctl.workloads.options import WORKLOAD_SECTIONS
 
 #: The components' sections a run's spec is made of (klinkctl.run.config.RunSpec), in --help order.
-SECTIONS = (*WORKLOAD_SECTIONS, GeneratorOptions, SchedulerOptions, SamplerOptions, LoadOptions)
+SECTIONS = (*WORKLOAD_SECTIONS, GeneratorOptions, SchedulerOptions, SamplerOptions, LoadOptions, SimOptions)
 OPTIONS = declared(*SECTIONS)
 
 

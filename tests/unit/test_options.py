@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from klinkctl.cli import main
 from klinkctl.cli.bench import bench
+from klinkctl.cli.simulate import simulate
+from klinkctl.sim.options import SIM_OPTION_NAMES
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import resolve, user_settings
 from klinkctl.run.declared import OPTIONS, markdown
@@ -33,6 +35,10 @@ def test_bench_has_exactly_the_declared_options_with_their_types():
     for declared in OPTIONS:
         if declared.name == "workload":
             continue  # bench's argument
+        if declared.name in SIM_OPTION_NAMES:
+            assert declared.name not in params  # a simulated machine's options: simulate's, not bench's
+            assert declared.name in {p.name for p in simulate.params}
+            continue
         assert params[declared.name].opts[0] == f"--{declared.cli}"
         if declared.duration:
             assert params[declared.name].type.name == "duration"

@@ -1,0 +1,80 @@
+"""Each workload's query as the real job builds it (java-udfs/klink-workloads), task by task: an operator chain per
+task, its CPU per input record, where its records go and how many. One function per workload; the simulator
+(java-udfs/klink-sim) runs any such graph.
+
+Default costs are per record on one core of this machine, from `klinkctl simulate --calibrate-from` of real runs
+(docs/simulator.md); a calibration replaces them role by role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from klinkctl.errors import KlinkError
+from klinkctl.run.config import RunSpec
+
+#: Per role: CPU ns per input record and records out per record in (for a window: results per window key).
+Costs = dict[str, dict[str, float]]
+
+#: The costs measured on this machine (docs/simulator.md, "Calibration"), per workload and role.
+DEFAULT_COSTS: dict[str, Costs] = {
+    # YSB: source -> markers -> filter (views: 1 in 3) -> campaign join | window -> output -> sink
+    "ysb": {"source": {"cost_ns_per_record": 2400.0, "selectivity": 1 / 3},
+            "window": {"cost_ns_per_record": 2000.0, "selectivity": 1.0}},
+    # NYT: source -> parse -> validate -> cell -> derive | sliding window -> output -> sink
+    "nyt": {"source": {"cost_ns_per_record": 4000.0, "selectivity": 1.0},
+            "window": {"cost_ns_per_record": 2500.0, "selectivity": 1.0}},
+    # LRB: source -> parse -> accidents, crossings | stats-window -> stats-rows | toll-window -> output -> sink
+    "lrb": {"source": {"cost_ns_per_record": 4000.0, "selectivity": 1.0},
+            "stats-window": {"cost_ns_per_record": 2000.0, "selectivity": 1.0},
+            "toll-window": {"cost_ns_per_record": 2000.0, "selectivity": 1.0}},
+}
+
+#: LRB's records that leave the source for the toll window directly (accident and crossing notices), per report.
+LRB_NOTICES_PER_REPORT = 0.01
+#: LRB's segments per query (stats and toll keys).
+LRB_SEGMENTS = 100
+#: NYT's grid cells a window reports (its keys).
+NYT_CELLS = 100
+
+
+def task(role: str, kind: str, costs: Costs, config: RunSpec, outputs: list[tuple[str, float]] | None = None,
+         window_ms: int = 0, slide_ms: int = 0, offset_ms: int = 0, keys: int = 0, metrics: bool = False) -> dict:
+    """One task of the Java spec (io.klink.sim.SimSpec.Task)."""
+    return {"role": role, "kind": kind, "costNsPerRecord": costs[role]["cost_ns_per_record"] * config.cost_scale,
+            "fireCostNsPerKey": float(config.fire_cost_ns), "windowMs": window_ms, "slideMs": slide_ms,
+            "offsetMs": offset_ms, "keys": keys, "metrics": metrics,
+            "outputs": [{"to": to, "selectivity": sel} for to, sel in outputs or []]}
+
+
+def ysb(config: RunSpec, costs: Costs) -> list[dict]:
+    return [task("source", "source", costs, config, [("window", costs["source"]["selectivity"])]),
+            task("window", "window", costs, config, window_ms=config.window_ms, keys=config.campaigns, metrics=True)]
+
+
+def nyt(config: RunSpec, costs: Costs) -> list[dict]:
+    return [task("source", "source", costs, config, [("window", costs["source"]["selectivity"])]),
+            task("window", "window", costs, config, window_ms=config.window_ms, slide_ms=config.slide_ms,
+                 keys=NYT_CELLS, metrics=True)]
+
+
+def lrb(config: RunSpec, costs: Costs) -> list[dict]:
+    toll_ms = config.slide_ms // 3 if config.stressed else config.slide_ms
+    return [task("source", "source", costs, config, [("stats-window", costs["source"]["selectivity"]),
+                                                     ("toll-window", LRB_NOTICES_PER_REPORT)]),
+            task("stats-window", "window", costs, config, [("toll-window", costs["stats-window"]["selectivity"])],
+                 window_ms=config.window_ms, slide_ms=config.slide_ms, keys=LRB_SEGMENTS),
+            task("toll-window", "window", costs, config, window_ms=toll_ms, offset_ms=config.window_ms,
+                 keys=LRB_SEGMENTS, metrics=True)]
+
+
+GRAPHS: dict[str, Callable[[RunSpec, Costs], list[dict]]] = {"ysb": ysb, "nyt": nyt, "lrb": lrb}
+
+
+def query_tasks(config: RunSpec, calibration: Costs | None = None) -> list[dict]:
+    """The tasks of one query of `config`'s workload, with the calibration's costs where it has the role."""
+    if config.workload not in GRAPHS:
+        raise KlinkError(f"simulate models the {', '.join(GRAPHS)} workloads, not {config.workload}")
+    costs = {role: {**values, **(calibration or {}).get(role, {})}
+             for role, values in DEFAULT_COSTS[config.workload].items()}
+    return GRAPHS[config.workload](config, costs)

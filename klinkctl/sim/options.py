@@ -1,0 +1,39 @@
+"""The simulator's options (`klinkctl simulate`, a sweep's `mode: simulate`): the simulated machine, its queues and
+what the agent's work costs. Part of every run spec (klinkctl.run.declared); `bench` ignores them."""
+
+from __future__ import annotations
+
+from klinkctl.options import Section, option
+
+QUEUE_MODES = ("credit", "heap")
+
+
+class SimOptions(Section):
+    nodes: int = option(1, "(simulate) TaskManagers (nodes); queries are spread over them round robin, each "
+                           "pipeline on one node.", gt=0)
+    node_cpu: float = option(1.0, "(simulate) CPU of each node's TaskManager in cores; a fraction models a CPU quota "
+                                  "(e.g. 0.25 for `klinkctl up --tm-cpu-quota 0.25`).", gt=0)
+    queues: str = option("credit", "(simulate) Input queues: credit = Flink 2.x credit-based flow control (bounded; "
+                                   "the backlog waits in Kafka), heap = unbounded on-heap queues (Flink 1.x, the "
+                                   "paper's setting).", choices=QUEUE_MODES)
+    queue_capacity: int = option(3000, "(simulate) Records a task's input queue holds with credit-based flow control "
+                                       "(Flink's default buffers: ~10 x 32 KiB per input gate at ~100 B a record).",
+                                 gt=0)
+    heap_mb: int = option(512, "(simulate) TaskManager heap, MiB: the memory fraction Klink's memory management "
+                               "(bound b) watches.", gt=0)
+    record_bytes: int = option(200, "(simulate) Heap bytes one queued record takes (heap queues).", gt=0)
+    calibrate_from: str = option("", "(simulate) A real run's directory (its tasks.csv, written by the agent): "
+                                     "per-task costs and selectivities come from it instead of the workload's "
+                                     "defaults.")
+    cost_scale: float = option(1.0, "(simulate) Multiplies every task's per-record cost (e.g. to model a slower "
+                                    "machine).", gt=0)
+    fire_cost_ns: int = option(2000, "(simulate) CPU per result key a window firing costs (window, output and sink "
+                                     "operators), ns.", ge=0)
+    switch_cost_ns: int = option(0, "(simulate) CPU to resume one paused task, ns (0: pausing is free).", ge=0)
+    cycle_cost_ns: int = option(100_000, "(simulate) Scheduler CPU per cycle, ns, plus --cycle-cost-per-task-ns per "
+                                         "task (the agent's collect + decide + pause/resume).", ge=0)
+    cycle_cost_per_task_ns: int = option(20_000, "(simulate) Scheduler CPU per cycle and registered task, ns.", ge=0)
+
+
+#: The names `bench` leaves out of its command line: they describe a simulated machine.
+SIM_OPTION_NAMES = tuple(SimOptions.model_fields)
