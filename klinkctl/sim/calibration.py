@@ -17,7 +17,8 @@ COUNTERS = ["records_in", "records_out", "cpu_ns"]
 def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
     """Per role (``source``, ``window``, ...: the tasks of every query pooled), ``cost_ns_per_record`` = CPU
     time / records in, ``selectivity`` = records out / records in, and ``tasks``, how many were pooled. A role
-    that read no record, or one with a task whose CPU time the JVM could not measure, is left out."""
+    that read no record, or one with a task whose CPU time the JVM could not measure, is left out. A source's
+    records in are Kafka records, each holding one generator send burst's events (docs/workloads.md)."""
     path = Path(run_dir) / TASKS_FILE
     tasks = _read_tasks(path)
     calibration = {}
