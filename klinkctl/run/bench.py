@@ -159,8 +159,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")
             job_id = flink_jobs.submit_python_job(spec, common.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
-            if config.agent_policy != "default":
-                scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_dir)
+            # default too: the agent then pauses nothing but records every task's totals (tasks.csv)
+            scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_dir)
             if config.policy == os_priority.POLICY:
                 prioritiser = os_priority.OsPriority(spec, job_id, os_priority.taskmanager_pids(stack_processes),
                                                      run_dir, config.os_priority_period_ms)

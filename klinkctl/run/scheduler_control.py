@@ -3,6 +3,8 @@
 The agent's scheduler thread polls ``<agent status dir>/control.json`` every second: a policy other than
 ``default`` makes it pause and resume tasks every r ms and append one row per cycle to
 ``<run_dir>/scheduler.csv``; ``default`` or no file means plain Flink (every paused task is resumed at once).
+Whatever the policy, ``default`` included, a control with a ``run_dir`` makes the agent count every task's
+records, CPU time and bytes until the control goes, and then append them to ``<run_dir>/tasks.csv``.
 """
 
 from __future__ import annotations

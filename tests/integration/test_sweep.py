@@ -1,5 +1,6 @@
 """`klinkctl sweep configs/smoke.yaml` end to end on the real stack (Kafka + Flink on free ports in a temp
-state dir): every planned run completed, indexed, with measured latencies; a resume then has nothing to do.
+state dir): every planned run completed, indexed, with measured latencies and the agent's per-task totals (default
+and klink alike); a resume then has nothing to do.
 And a sweep of variants with a warm-up run: each variant's settings in its runs' config.yaml, the warm-up run
 kept and indexed but not in cells.csv."""
 
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from klinkctl.paths import PROJECT_ROOT
+from klinkctl.sim.calibration import read_calibration
 
 pytestmark = pytest.mark.integration
 
@@ -40,11 +42,24 @@ def test_the_smoke_sweep_completes_every_run_with_latency_rows(klinkctl_factory,
         latency = pd.read_csv(run_dir / "latency.csv")
         assert (~latency["warmup"]).sum() >= 2, f"{row.policy}: no measured windows"
         assert summary["swm_latency_ms"]["count"] >= 2
+        assert_every_task_was_counted(run_dir, {"q00", "q01"})
     assert (sweep_dir / index["run_dir"][1] / "scheduler.csv").is_file()  # klink ran the runtime scheduler
     assert f"all 2 runs completed; figures: klinkctl report {sweep_dir}" in swept.stdout
 
     resumed = cli("sweep", "--resume", str(sweep_dir), timeout=120)
     assert resumed.returncode == 0 and "nothing to run" in resumed.stdout, resumed.stdout + resumed.stderr
+
+
+def assert_every_task_was_counted(run_dir, queries: set[str]) -> None:
+    """The agent's tasks.csv, whatever the policy: a source and a window task per query, the window's work measured."""
+    tasks = pd.read_csv(run_dir / "tasks.csv")
+    roles = tasks.groupby(["query", "role"]).size()
+    assert set(tasks["query"]) == queries, tasks.to_string()
+    for query in queries:
+        assert roles.get((query, "source")) == 1 and roles.get((query, "window")) == 1, tasks.to_string()
+    windows = tasks[tasks["role"] == "window"]
+    assert (windows["records_in"] > 0).all() and (windows["cpu_ns"] > 0).all(), windows.to_string()
+    assert read_calibration(run_dir)["window"]["cost_ns_per_record"] > 0
 
 
 VARIANTS = """

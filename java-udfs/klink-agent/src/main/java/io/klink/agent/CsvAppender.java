@@ -2,6 +2,10 @@ package io.klink.agent;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,12 +26,18 @@ final class CsvAppender implements AutoCloseable {
         this.file = dir.resolve(name);
         try {
             Files.createDirectories(dir);
-            boolean fresh = !Files.exists(file) || Files.size(file) == 0;
-            out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
-            if (fresh) {
-                append(header);
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            // TaskManagers open the same file at about the same moment (a run's start or end): the lock lets
+            // exactly one of them find it empty and write the header.
+            try (FileLock ignored = channel.lock()) {
+                if (channel.size() == 0) {
+                    channel.write(ByteBuffer.wrap((header + System.lineSeparator()).getBytes(StandardCharsets.UTF_8)));
+                }
+            } catch (IOException e) {
+                channel.close();
+                throw e;
             }
+            out = new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot write " + file + ": " + e.getMessage());
         }

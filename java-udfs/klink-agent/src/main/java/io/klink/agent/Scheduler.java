@@ -49,6 +49,8 @@ public final class Scheduler {
     private Enforcement enforcement = Enforcement.PAUSE;
     private CsvAppender csv;
     private CsvAppender estimatorCsv;
+    /** The run's per-task totals (tasks.csv), for every policy; null without a run directory. */
+    private TaskTotals totals;
     private long cycles;
     private long suspensionsAtActivation;
     private int maxReporting;
@@ -88,13 +90,18 @@ public final class Scheduler {
     }
 
     /**
-     * Switches to a control (a new run). {@code default} (or null) means: pause nothing, resume all now.
+     * Switches to a control (a new run). {@code default} (or null) means: pause nothing, resume all now. Any
+     * policy with a run directory counts the tasks' totals until {@link #deactivate()} writes them to tasks.csv.
      *
      * @throws IllegalArgumentException if the policy or a parameter is invalid; the scheduler is then on default
      */
     public void apply(ControlFile next) {
         deactivate();
-        if (next == null || next.isDefault()) {
+        if (next == null) {
+            return;
+        }
+        if (next.isDefault()) {
+            countTasks(next);
             return;
         }
         Map<String, String> params = withCpuBudget(next.params());
@@ -107,6 +114,7 @@ public final class Scheduler {
         }
         if (p.neverPauses()) {
             control = next;
+            countTasks(next);
             return;
         }
         csv = new CsvAppender(next.runDir(), "scheduler.csv", CSV_HEADER);
@@ -124,7 +132,19 @@ public final class Scheduler {
         cycles = 0;
         suspensionsAtActivation = TaskGate.suspensions();
         maxReporting = 0;
+        countTasks(next);
         TaskGate.setActive(true);
+    }
+
+    private void countTasks(ControlFile run) {
+        totals = run.runDir() == null ? null : new TaskTotals(run.runDir(), registry.get(), cpuTime);
+    }
+
+    /** Takes the tasks' counters for the run's totals (SchedulerThread: once a second, whatever the policy). */
+    public void observeTasks() {
+        if (totals != null) {
+            totals.observe(registry.get());
+        }
     }
 
     /** The run's parameters plus {@code cpu}, the CPU this TaskManager really has, unless the run gives it. */
@@ -168,6 +188,11 @@ public final class Scheduler {
         if (estimatorCsv != null) {
             estimatorCsv.close();
             estimatorCsv = null;
+        }
+        if (totals != null) {
+            TaskTotals ended = totals;
+            totals = null;
+            ended.finish(registry.get());
         }
     }
 

@@ -10,7 +10,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 /**
  * The TaskManager's scheduler thread (daemon). Polls {@code <statusDir>/control.json} every second;
  * while a pausing policy is active, runs a cycle every r ms. A missing file or policy {@code default}
- * means plain Flink. A malformed file is reported once on stderr and treated as {@code default}.
+ * means plain Flink. A malformed file is reported once on stderr and treated as {@code default}. With
+ * every poll it also takes the tasks' counters for the run's tasks.csv ({@link TaskTotals}).
  *
  * <p>The thread runs at the highest Java priority: a cycle that waits for the CPU behind the tasks it
  * schedules comes late, and a late cycle leaves a finished pipeline's slot idle or an urgent one paused.
@@ -42,6 +43,7 @@ public final class SchedulerThread extends Thread {
                 long now = System.currentTimeMillis();
                 if (now >= nextPoll) {
                     poll();
+                    scheduler.observeTasks();
                     nextPoll = now + POLL_MS;
                 }
                 if (scheduler.active()) {

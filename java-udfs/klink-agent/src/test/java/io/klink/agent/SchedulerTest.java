@@ -121,6 +121,41 @@ class SchedulerTest {
     }
 
     @Test
+    void defaultPausesNothingButWritesTheTasksTotalsWhenTheRunEnds(@TempDir Path runDir) throws Exception {
+        addTasks(2);
+        probes.get(0).in = 500; // before the run
+        scheduler.apply(new ControlFile("default", Map.of(), runDir));
+        probes.get(0).in += 70;
+        probes.get(0).out += 7;
+        scheduler.observeTasks();
+        assertFalse(TaskGate.isActive());
+        assertTrue(handles.stream().noneMatch(TaskHandle::isPauseRequested));
+        assertFalse(Files.exists(runDir.resolve(TaskTotals.FILE_NAME)), "written when the run ends");
+
+        scheduler.deactivate();
+        List<String> rows = Files.readAllLines(runDir.resolve(TaskTotals.FILE_NAME));
+        assertEquals(List.of(TaskTotals.CSV_HEADER, "q00:win#0,q00,window,window,0,70,7,0,0",
+                "q01:win#0,q01,window,window,0,0,0,0,0"), rows);
+        assertFalse(Files.exists(runDir.resolve("scheduler.csv")));
+    }
+
+    @Test
+    void switchingToTheNextRunWritesThePausingRunsTotalsIntoItsOwnDirectory(@TempDir Path dir) throws Exception {
+        addTasks(3);
+        scheduler.apply(new ControlFile("rr", Map.of("C", "1"), dir.resolve("rr")));
+        for (FakeProbe p : probes) {
+            p.in += 10;
+        }
+        scheduler.cycle(1000);
+        scheduler.apply(new ControlFile("default", Map.of(), dir.resolve("default")));
+
+        List<String> rows = Files.readAllLines(dir.resolve("rr").resolve(TaskTotals.FILE_NAME));
+        assertEquals(4, rows.size());
+        assertTrue(rows.subList(1, 4).stream().allMatch(row -> row.split(",")[5].equals("10")), rows.toString());
+        assertFalse(Files.exists(dir.resolve("default").resolve(TaskTotals.FILE_NAME)), "that run goes on");
+    }
+
+    @Test
     void invalidPolicyOrParameterLeavesDefault(@TempDir Path runDir) {
         addTasks(2);
         assertThrows(IllegalArgumentException.class,

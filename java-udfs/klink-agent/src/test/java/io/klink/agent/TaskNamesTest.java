@@ -29,6 +29,23 @@ class TaskNamesTest {
     }
 
     @Test
+    void roleIsTheFirstOperatorWithoutQueryPrefixSourceMarkOrSubtask() {
+        assertEquals("source", TaskNames.role("Source: q07/source -> q07/markers -> q07/filter -> q07/join (1/1)#0"));
+        assertEquals("source", TaskNames.role("Source: q07/source"));
+        assertEquals("window", TaskNames.role("q07/window -> q07/output -> q07/metrics-sink"));
+        assertEquals("stats-window", TaskNames.role("q03/stats-window -> q03/stats-rows (2/4)#1"));
+        assertEquals("toll-window", TaskNames.role("q03/toll-window -> q03/output -> q03/metrics-sink: Writer"));
+        assertEquals("metrics-sink: Writer", TaskNames.role("q03/metrics-sink: Writer (1/1)#0"));
+    }
+
+    @Test
+    void roleOfANameWithoutQueryPrefixIsTheFirstOperator() {
+        assertEquals("Map", TaskNames.role("Map -> Filter (1/2)#0"));
+        assertEquals("unknown", TaskNames.role(""));
+        assertEquals("unknown", TaskNames.role(null));
+    }
+
+    @Test
     void kinds() {
         assertTrue(TaskNames.isSource("org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask"));
         assertFalse(TaskNames.isSource("org.apache.flink.streaming.runtime.tasks.OneInputStreamTask"));
@@ -40,5 +57,8 @@ class TaskNamesTest {
         assertTrue(TaskNames.isSink("q01/metrics-sink: Writer"));
         assertEquals("q01:win#2", TaskNames.label("q01", false, true, 2));
         assertEquals("q01:src#0", TaskNames.label("q01", true, false, 0));
+        assertEquals("source", TaskNames.kind(true, false));
+        assertEquals("window", TaskNames.kind(false, true));
+        assertEquals("op", TaskNames.kind(false, false));
     }
 }

@@ -1,0 +1,53 @@
+"""What a simulator is calibrated with from a real run: each task role's CPU cost per input record and its
+selectivity, from the per-task totals klink-agent writes into the run directory (``tasks.csv``, docs/results.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from klinkctl.errors import KlinkError
+
+TASKS_FILE = "tasks.csv"
+COLUMNS = ["task", "query", "role", "kind", "subtask", "records_in", "records_out", "cpu_ns", "bytes_in"]
+COUNTERS = ["records_in", "records_out", "cpu_ns"]
+
+
+def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
+    """Per role (``source``, ``window``, ...: the tasks of every query pooled), ``cost_ns_per_record`` = CPU
+    time / records in, ``selectivity`` = records out / records in, and ``tasks``, how many were pooled. A role
+    that read no record, or one with a task whose CPU time the JVM could not measure, is left out. A source's
+    records in are Kafka records, each holding one generator send burst's events (docs/workloads.md)."""
+    path = Path(run_dir) / TASKS_FILE
+    tasks = _read_tasks(path)
+    calibration = {}
+    for role, group in tasks.groupby("role", sort=True):
+        records_in = group["records_in"].sum()
+        if records_in <= 0 or (group["cpu_ns"] < 0).any():
+            continue
+        calibration[str(role)] = {"cost_ns_per_record": float(group["cpu_ns"].sum() / records_in),
+                                  "selectivity": float(group["records_out"].sum() / records_in),
+                                  "tasks": len(group)}
+    if not calibration:
+        raise KlinkError(f"{path}: no task role read a record with its CPU time measured (cpu_ns -1: the "
+                         "TaskManager's JVM cannot measure thread CPU); re-run it with `klinkctl bench` and check "
+                         "the TaskManagers' .err logs")
+    return calibration
+
+
+def _read_tasks(path: Path) -> pd.DataFrame:
+    """The table's rows whose counters are numbers; the run's directory must have the agent's tasks.csv."""
+    if not path.is_file():
+        raise KlinkError(f"{path} is missing: the run predates per-task recording (or its TaskManagers wrote "
+                         "nothing); re-run it with `klinkctl bench`")
+    try:
+        tasks = pd.read_csv(path, dtype={"role": str}, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise KlinkError(f"{path} is not a CSV table ({' '.join(str(error).split())}); re-run it with "
+                         "`klinkctl bench`") from None
+    if list(tasks.columns) != COLUMNS:
+        raise KlinkError(f"{path} has the columns {','.join(map(str, tasks.columns))} where klink-agent writes "
+                         f"{','.join(COLUMNS)}; re-run it with `klinkctl bench`")
+    tasks[COUNTERS] = tasks[COUNTERS].apply(pd.to_numeric, errors="coerce")
+    return tasks.dropna(subset=COUNTERS)
