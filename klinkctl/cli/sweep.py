@@ -53,6 +53,7 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     \b
     workload: ysb              # required, unless the grid varies it: grid: {workload: [ysb, nyt]}
     name: fig6a                # optional: sweep directory name (default: the file's)
+    mode: simulate             # optional: klinkctl simulate each run (no stack needed); default bench
     repetitions: 3             # default 3 (the paper: 10); seed = base-seed + repetition - 1
     base-seed: 42              # repetition k of every grid point uses the same seed
     warmup-runs: 1             # runs first, kept and indexed, left out of the tables (default 0)
@@ -102,7 +103,7 @@ def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_
 
     if existing is not None:
         locks.hold(existing.directory / locks.SWEEP_LOCK, f"sweep {existing.directory}")
-    stack, processes = running_stack(state_dir)
+    stack, processes = (None, {}) if spec.simulated else running_stack(state_dir)
     target = existing or create_sweep(spec, runs, results_dir)
     locks.hold(target.directory / locks.SWEEP_LOCK, f"sweep {target.directory}")
     todo = target.unfinished()

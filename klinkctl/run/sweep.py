@@ -14,6 +14,7 @@ from typing import Protocol
 from klinkctl.run.bench import RunOutcome, run_bench, signals_as_interrupt
 from klinkctl.run.sweep_directory import FAILED, INTERRUPTED, STATUSES, IndexRow, Sweep, save, write_index
 from klinkctl.run.sweep_plan import PlannedRun
+from klinkctl.sim.run import run_simulation
 from klinkctl.stack.health import stack_problem
 from klinkctl.stack.spec import StackSpec
 
@@ -47,7 +48,7 @@ class SweepOutcome:
     stack_down: str | None = None  # the stack could not run the next run: the sweep stopped before it
 
 
-def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
+def run_sweep(sweep: Sweep, stack: StackSpec | None, stack_processes: dict[str, int],
               observer: SweepObserver | None = None) -> SweepOutcome:
     """Every unfinished run, in plan order; index.csv rewritten before and after each. A failed run is
     recorded and the sweep goes on; an interrupted one is recorded and the sweep stops."""
@@ -55,7 +56,7 @@ def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
     save(sweep)
     with signals_as_interrupt():
         for run in sweep.unfinished():
-            problem = stack_problem(stack)
+            problem = None if run.simulated else stack_problem(stack)
             if problem is not None:
                 return _outcome(sweep, interrupted=False, stack_down=problem)
             row = _start(sweep, run)
@@ -69,11 +70,14 @@ def run_sweep(sweep: Sweep, stack: StackSpec, stack_processes: dict[str, int],
     return _outcome(sweep, interrupted=False)
 
 
-def _attempt(run: PlannedRun, directory: Path, stack: StackSpec, stack_processes: dict[str, int],
+def _attempt(run: PlannedRun, directory: Path, stack: StackSpec | None, stack_processes: dict[str, int],
              observer: SweepObserver) -> tuple[str, str, RunOutcome | None]:
     """(status, reason, outcome) of one run_bench call; whatever goes wrong is the run's, not the sweep's."""
     try:
-        outcome = run_bench(stack, run.config, directory, stack_processes, progress=observer.run_progress)
+        if run.simulated:
+            outcome = run_simulation(run.config, directory, progress=observer.run_progress)
+        else:
+            outcome = run_bench(stack, run.config, directory, stack_processes, progress=observer.run_progress)
     except KeyboardInterrupt:  # outside run_bench's own handling: before its run started, or during its clean-up
         return INTERRUPTED, "interrupted (Ctrl-C or SIGTERM) before the run started or while it was cleaned up", None
     except Exception as error:  # noqa: BLE001 - a long sweep records a broken run and goes on

@@ -17,6 +17,7 @@ import yaml
 from klinkctl.errors import KlinkError
 from klinkctl.options import whole_number
 from klinkctl.run.bench import START_LEAD_MS, drain_ms
+from klinkctl.sim.graphs import check_simulable
 from klinkctl.run.config import WORKLOAD_DEFAULTS, RunSpec, build, user_settings
 from klinkctl.run.load import apply_load, capacity_path
 
@@ -24,7 +25,12 @@ from klinkctl.run.load import apply_load, capacity_path
 VARIANT = "variant"  # index.csv's column (and PlannedRun.params' key) naming a run's variant
 DEFAULT_REPETITIONS = 3
 DEFAULT_BASE_SEED = 42  # bench's default seed: repetition 1 of a sweep = a plain `klinkctl bench` run
-SWEEP_KEYS = ("name", "workload", "repetitions", "base-seed", "warmup-runs", "order", "fixed", "grid", "variants")
+SWEEP_KEYS = ("name", "mode", "workload", "repetitions", "base-seed", "warmup-runs", "order", "fixed", "grid",
+              "variants")
+#: How each run is made: bench (the real stack) or simulate (klinkctl.sim: no stack needed).
+MODES = ("bench", "simulate")
+#: Wall time of one simulated run, for the plan's estimate (the progress bar corrects it).
+SIMULATED_RUN_S = 3.0
 #: Grid points in the order the grid lists them, or shuffled per repetition (seeded by base-seed and repetition).
 ORDERS = ("grid", "shuffled")
 #: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
@@ -56,6 +62,11 @@ class SweepSpec:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     warmup_runs: int = 0
     order: str = ORDERS[0]
+    mode: str = MODES[0]
+
+    @property
+    def simulated(self) -> bool:
+        return self.mode == "simulate"
 
     @property
     def axes(self) -> dict[str, list[Any]]:
@@ -64,7 +75,7 @@ class SweepSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """The sweep file form (what sweep.yaml holds; `klinkctl sweep` reads it back)."""
-        return {"name": self.name, "workload": self.workload, "repetitions": self.repetitions,
+        return {"name": self.name, "mode": self.mode, "workload": self.workload, "repetitions": self.repetitions,
                 "base-seed": self.base_seed, "warmup-runs": self.warmup_runs, "order": self.order,
                 "fixed": dict(self.fixed), "grid": {k: list(v) for k, v in self.grid.items()},
                 "variants": {name: dict(settings) for name, settings in self.variants.items()}}
@@ -78,6 +89,7 @@ class PlannedRun:
     params: dict[str, Any]  # this run's value of every grid parameter (and variant), in axes order, as written
     config: RunSpec
     warmup: bool = False  # run first, kept on disk and in index.csv, never in cells.csv or reports
+    simulated: bool = False  # made by klinkctl simulate, not on the stack
 
     @property
     def label(self) -> str:
@@ -86,7 +98,7 @@ class PlannedRun:
 
     @property
     def estimated_s(self) -> float:
-        return estimate_run_s(self.config)
+        return SIMULATED_RUN_S if self.simulated else estimate_run_s(self.config)
 
 
 def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | None = None) -> SweepSpec:
@@ -110,7 +122,8 @@ def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | 
         fixed=_mapping(top.get("fixed"), f"{source}: fixed"), grid=grid,
         variants=_variants(top.get("variants"), source),
         warmup_runs=whole_number(top.get("warmup-runs", 0), f"{source}: warmup-runs", minimum=0),
-        order=_order(top.get("order", ORDERS[0]), source))
+        order=_choice(top.get("order", ORDERS[0]), ORDERS, "order", source),
+        mode=_choice(top.get("mode", MODES[0]), MODES, "mode", source))
     _check_settings(spec, source)
     return spec
 
@@ -168,9 +181,11 @@ def _planned(index: int, repetition: int, seed: int, params: dict[str, Any], spe
     """One run; `settings` holds the fixed bench fields (key "fixed") and every variant's."""
     try:
         config = build({**_settings_of(params, spec, settings, source), "seed": seed})
+        if spec.simulated:
+            check_simulable(config)
     except KlinkError as error:
         raise KlinkError(f"{source}: run {index} ({', '.join(f'{k}={v}' for k, v in params.items())}): {error}") from None
-    return PlannedRun(index, repetition, seed, params, config, warmup)
+    return PlannedRun(index, repetition, seed, params, config, warmup, spec.simulated)
 
 
 def _settings_of(params: dict[str, Any], spec: SweepSpec, settings: dict[str, dict[str, Any]],
@@ -269,9 +284,9 @@ def _variants(value: object, source: str) -> dict[str, dict[str, Any]]:
     return variants
 
 
-def _order(value: object, source: str) -> str:
-    if value not in ORDERS:
-        raise KlinkError(f"{source}: order {value!r}; valid: {', '.join(ORDERS)}")
+def _choice(value: object, choices: tuple[str, ...], key: str, source: str) -> str:
+    if value not in choices:
+        raise KlinkError(f"{source}: {key} {value!r}; valid: {', '.join(choices)}")
     return str(value)
 
 

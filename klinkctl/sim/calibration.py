@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from klinkctl.errors import KlinkError
+from klinkctl.results.summary import read_json
 
 TASKS_FILE = "tasks.csv"
 COLUMNS = ["task", "query", "role", "kind", "subtask", "records_in", "records_out", "cpu_ns", "bytes_in"]
@@ -18,12 +19,16 @@ def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
     """Per role (``source``, ``window``, ...: the tasks of every query pooled), ``cost_ns_per_record`` = CPU
     time / records in, ``selectivity`` = records out / records in, and ``tasks``, how many were pooled. A role
     that read no record, or one with a task whose CPU time the JVM could not measure, is left out. A source's
-    records in are Kafka records, each holding one generator send burst's events (docs/workloads.md)."""
+    records in are Kafka records, each holding one generator send burst's events (docs/workloads.md): its cost
+    and selectivity are per event (the generator's events_sent, every one of which the sources read), as the
+    simulator's sources count them, when the run has its generator-summary.json."""
     path = Path(run_dir) / TASKS_FILE
     tasks = _read_tasks(path)
+    events = read_json(Path(run_dir) / "generator-summary.json").get("events_sent")
     calibration = {}
     for role, group in tasks.groupby("role", sort=True):
-        records_in = group["records_in"].sum()
+        is_source = (group["kind"] == "source").all()
+        records_in = events if is_source and events else group["records_in"].sum()
         if records_in <= 0 or (group["cpu_ns"] < 0).any():
             continue
         calibration[str(role)] = {"cost_ns_per_record": float(group["cpu_ns"].sum() / records_in),

@@ -78,3 +78,14 @@ def query_tasks(config: RunSpec, calibration: Costs | None = None) -> list[dict]
     costs = {role: {**values, **(calibration or {}).get(role, {})}
              for role, values in DEFAULT_COSTS[config.workload].items()}
     return GRAPHS[config.workload](config, costs)
+
+
+def check_simulable(config: RunSpec) -> None:
+    """What the simulator does not model, refused before anything is written."""
+    if config.workload not in GRAPHS:
+        raise KlinkError(f"simulate models the {', '.join(GRAPHS)} workloads, not {config.workload}")
+    if config.policy == "os-priority":
+        raise KlinkError("--policy os-priority sets OS priorities of real threads from outside Flink; the simulator "
+                         "has none: use bench for it")
+    if config.sampler != "none" or config.accuracy:
+        raise KlinkError("the simulator counts events, not their values: --sampler and --accuracy need bench")

@@ -18,24 +18,13 @@ from klinkctl.progress import Progress, no_progress
 from klinkctl.results.summary import build_summary, read_json, write_summary
 from klinkctl.run.bench import RunOutcome, git_commit
 from klinkctl.run.config import RunSpec
-from klinkctl.sim.graphs import GRAPHS, Costs, query_tasks
+from klinkctl.sim.graphs import Costs, check_simulable, query_tasks
 from klinkctl.sim.options import SimOptions
 from klinkctl.sim.spec import SIM_START_MS, sim_spec
 from klinkctl.workloads import common
 
 #: A simulation that runs longer than this has gone wrong (paper-scale configs take well under 3 minutes).
 TIMEOUT_S = 1800
-
-
-def check_simulable(config: RunSpec) -> None:
-    """What the simulator does not model, refused before anything is written."""
-    if config.workload not in GRAPHS:
-        raise KlinkError(f"simulate models the {', '.join(GRAPHS)} workloads, not {config.workload}")
-    if config.policy == "os-priority":
-        raise KlinkError("--policy os-priority sets OS priorities of real threads from outside Flink; the simulator "
-                         "has none: use bench for it")
-    if config.sampler != "none" or config.accuracy:
-        raise KlinkError("the simulator counts events, not their values: --sampler and --accuracy need bench")
 
 
 def new_sim_dir(results_root: Path, config: RunSpec) -> tuple[str, Path]:

@@ -71,3 +71,13 @@ def test_a_table_that_is_not_the_agents_is_refused(tmp_path: Path) -> None:
     (tmp_path / "tasks.csv").write_text("")
     with pytest.raises(KlinkError, match="is not a CSV table"):
         read_calibration(tmp_path)
+
+
+def test_a_source_costs_per_event_when_the_generator_says_how_many_it_sent(tmp_path: Path) -> None:
+    run_dir = run_with_tasks(tmp_path,
+                             "q00:src#0,q00,source,source,0,100,400,2000000,0",
+                             "q00:win#0,q00,window,window,0,400,10,800000,80000")
+    (tmp_path / "generator-summary.json").write_text('{"events_sent": 1000}')
+    calibration = read_calibration(run_dir)
+    assert calibration["source"] == {"cost_ns_per_record": 2000.0, "selectivity": 0.4, "tasks": 1}
+    assert calibration["window"]["cost_ns_per_record"] == 2000.0
