@@ -67,6 +67,9 @@ def _overview(runset: RunSet, sections: list[Section]) -> str:
         "error of the per-run values); none where a configuration has fewer than 2 runs with a value "
         "(n in the tables).",
         _x_note(runset),
+        *([f"<strong>Simulated</strong>: {runset.simulated_runs} of {len(runset.runs)} runs come from "
+           "<code>klinkctl simulate</code> (a model of Flink running the real policy classes, docs/simulator.md), "
+           "not from the real stack; every figure says so."] if runset.simulated_runs else []),
         f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by klinkctl {__version__}.",
     ]
     figures = [f'<li><a href="#{section.stem}">Fig. {section.spec.key}: {escape(section.spec.title)}</a></li>'

@@ -74,6 +74,11 @@ class RunSet:
     sweep_text: str | None = None
     notes: list[str] = field(default_factory=list)
     invalid_runs: list[Run] = field(default_factory=list)
+
+    @property
+    def simulated_runs(self) -> int:
+        """Runs made by `klinkctl simulate` (summary.json: simulated), whose figures come from the model."""
+        return sum(1 for run in self.runs if run.summary.get("simulated"))
     include_invalid: bool = False
 
     @cached_property

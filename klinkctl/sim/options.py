@@ -13,6 +13,9 @@ class SimOptions(Section):
                            "pipeline on one node.", gt=0)
     node_cpu: float = option(1.0, "(simulate) CPU of each node's TaskManager in cores; a fraction models a CPU quota "
                                   "(e.g. 0.25 for `klinkctl up --tm-cpu-quota 0.25`).", gt=0)
+    background_cpu: float = option(0.0, "(simulate) Share of each node's CPU that threads other than the tasks use "
+                                         "(Kafka fetchers, garbage collection, network): the tasks never get it and "
+                                         "the policies never see it.", ge=0, lt=1)
     queues: str = option("credit", "(simulate) Input queues: credit = Flink 2.x credit-based flow control (bounded; "
                                    "the backlog waits in Kafka), heap = unbounded on-heap queues (Flink 1.x, the "
                                    "paper's setting).", choices=QUEUE_MODES)
@@ -22,6 +25,9 @@ class SimOptions(Section):
     heap_mb: int = option(512, "(simulate) TaskManager heap, MiB: the memory fraction Klink's memory management "
                                "(bound b) watches.", gt=0)
     record_bytes: int = option(200, "(simulate) Heap bytes one queued record takes (heap queues).", gt=0)
+    events_per_delay: int = option(1, "(simulate) 1: every event its own network delay, as the generator draws "
+                                      "them; n: one delay per n events of the same ms (the same distribution, "
+                                      "coarser arrivals, n times fewer elements: for paper-scale runs).", gt=0)
     calibrate_from: str = option("", "(simulate) A real run's directory (its tasks.csv, written by the agent): "
                                      "per-task costs and selectivities come from it instead of the workload's "
                                      "defaults.")

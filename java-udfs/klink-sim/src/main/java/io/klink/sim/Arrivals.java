@@ -22,14 +22,18 @@ final class Arrivals {
     private final SplittableRandom delayRng;
     private final SplittableRandom gapRng;
     private final long progressUntilMs;
+    private final int eventsPerDelay;
     private long k;
+    private long groupEventTime = Long.MIN_VALUE;
+    private int groupLeft;
+    private long groupDelayMs;
     private long nextOffsetNanos;
     private long generated;
     private long[][] times = new long[1024][];  // by arrival ms mod capacity: event times, then counts
     private int[] sizes = new int[1024];
 
     Arrivals(long startMs, long durationMs, DelayModel delay, Gaps gaps, SplittableRandom delayRng,
-             SplittableRandom gapRng, long progressAfterEndMs) {
+             SplittableRandom gapRng, long progressAfterEndMs, int eventsPerDelay) {
         this.startMs = startMs;
         this.endMs = startMs + durationMs;
         this.delay = delay;
@@ -37,6 +41,7 @@ final class Arrivals {
         this.delayRng = delayRng;
         this.gapRng = gapRng;
         this.progressUntilMs = endMs + progressAfterEndMs + PROGRESS_GAP_MS;
+        this.eventsPerDelay = eventsPerDelay;
     }
 
     long generated() {
@@ -63,11 +68,25 @@ final class Arrivals {
             if (eventTime >= endMs) {
                 return;
             }
-            long arrival = eventTime + delay.sampleDelayMs(delayRng);
+            long arrival = eventTime + delayOf(eventTime);
             add(Math.max(arrival, now), eventTime);
             generated++;
             nextOffsetNanos = gaps.nextOffsetNanos(k++, nextOffsetNanos, gapRng);
         }
+    }
+
+    /**
+     * One delay per event (the generator's), or with {@code eventsPerDelay} > 1 one per that many events of the same
+     * event-time ms: the same delay distribution, coarser arrivals, fewer elements to move (paper-scale runs).
+     */
+    private long delayOf(long eventTime) {
+        if (groupLeft == 0 || eventTime != groupEventTime) {
+            groupDelayMs = delay.sampleDelayMs(delayRng);
+            groupEventTime = eventTime;
+            groupLeft = eventsPerDelay;
+        }
+        groupLeft--;
+        return groupDelayMs;
     }
 
     private void add(long arrivalMs, long eventTime) {

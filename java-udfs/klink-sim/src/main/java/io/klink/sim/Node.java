@@ -92,7 +92,7 @@ final class Node {
     /** One ms: the CPU shared out, then every task that may run runs. */
     void tick(long now, boolean watermarkTick, Outputs out) {
         long capacity = spec.queues().equals("credit") ? spec.queueCapacityRecords() : 0;
-        double cpu = spec.coresPerNode() * NS_PER_MS - debtNs;
+        double cpu = spec.coresPerNode() * (1 - spec.backgroundCpuFraction()) * NS_PER_MS - debtNs;
         debtNs = Math.max(0, -cpu);
         cpu = Math.max(0, cpu);
         double[] budget = new double[tasks.size()];

@@ -18,8 +18,12 @@ import java.util.Map;
  * @param enforce            {@code pause}: unchosen tasks get no CPU; {@code priority}: they get what the
  *                           chosen ones leave (the agent's --enforce)
  * @param coresPerNode       CPU of each node's TaskManager in cores (a fraction for a CPU quota)
+ * @param backgroundCpuFraction share of each node's CPU that threads other than the tasks use (Kafka
+ *                           fetchers, garbage collection, network): the tasks never get it, the policies never see it
  * @param queues             {@code credit}: Flink 2.x credit-based flow control (bounded input queues, the
  *                           backlog waits in Kafka); {@code heap}: unbounded on-heap queues (Flink 1.x, the paper)
+ * @param eventsPerDelay     1: every event its own network delay (as the generator); n: one per n events of an
+ *                           event-time ms (same distribution, coarser arrivals, faster)
  * @param queueCapacityRecords input queue bound per task in credit mode
  * @param cycleCostNs        scheduler CPU per cycle, plus {@code cycleCostNsPerTask} per registered task
  * @param switchCostNs       CPU to resume one paused task
@@ -37,6 +41,7 @@ public record SimSpec(
         String enforce,
         int nodes,
         double coresPerNode,
+        double backgroundCpuFraction,
         String queues,
         long queueCapacityRecords,
         long heapBytes,
@@ -51,6 +56,7 @@ public record SimSpec(
         String delay,
         String gaps,
         long ratePerQuery,
+        int eventsPerDelay,
         List<Query> queries) {
 
     /** One query: its id, its window offset and its tasks, sources first (each task's outputs come later). */
@@ -81,11 +87,13 @@ public record SimSpec(
     SimSpec checked() {
         require(nodes >= 1, "nodes must be >= 1");
         require(coresPerNode > 0, "coresPerNode must be > 0");
+        require(backgroundCpuFraction >= 0 && backgroundCpuFraction < 1, "backgroundCpuFraction must be in [0, 1)");
         require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");
         require(queues.equals("credit") || queues.equals("heap"), "queues must be credit or heap");
         require(enforce.equals("pause") || enforce.equals("priority"), "enforce must be pause or priority");
         require(watermarkIntervalMs > 0 && watermarkBoundMs >= 0, "watermark interval must be > 0, bound >= 0");
         require(ratePerQuery > 0, "ratePerQuery must be > 0");
+        require(eventsPerDelay >= 1, "eventsPerDelay must be >= 1");
         require(!queries.isEmpty(), "no queries");
         for (Query q : queries) {
             require(!q.tasks().isEmpty() && q.tasks().get(0).kind().equals("source"),

@@ -35,10 +35,12 @@ final class SimTask {
     final ElementQueue queue = new ElementQueue();
     final List<SimTask> targets = new ArrayList<>();
     final List<Integer> targetChannels = new ArrayList<>();
-    final List<Double> selectivities = new ArrayList<>();
+    private double[] selectivities = new double[0];
     private double[] emitted = new double[0];
     private long[] channelWatermarks = new long[0];
     private final TreeMap<Long, long[]> openWindows = new TreeMap<>();  // end -> {events}
+    private long cachedEnd = Long.MIN_VALUE;  // the window the last records went to (most records go where the last did)
+    private long[] cachedWindow;
     private final ArrayDeque<Firing> firings = new ArrayDeque<>();
     private long forwardAfterFirings = Long.MIN_VALUE;
     private final long windowOffsetMs;
@@ -73,7 +75,8 @@ final class SimTask {
     /** Adds an output edge; returns the channel this task is on the target's input. */
     void connect(SimTask target, double outputsPerRecord) {
         targets.add(target);
-        selectivities.add(outputsPerRecord);
+        selectivities = Arrays.copyOf(selectivities, targets.size());
+        selectivities[targets.size() - 1] = outputsPerRecord;
         targetChannels.add(target.addChannel());
         emitted = Arrays.copyOf(emitted, targets.size());
     }
@@ -99,7 +102,7 @@ final class SimTask {
             return n;
         }
         for (int i = 0; i < targets.size(); i++) {
-            double sel = selectivities.get(i);
+            double sel = selectivities[i];
             if (sel > 0) {
                 long room = Math.max(0, capacity - targets.get(i).queue.records());
                 n = Math.min(n, (long) Math.floor(room / sel));
@@ -210,7 +213,7 @@ final class SimTask {
 
     private void emit(long eventTime, long n, long now) {
         for (int i = 0; i < targets.size(); i++) {
-            emitted[i] += n * selectivities.get(i);
+            emitted[i] += n * selectivities[i];
             long whole = (long) Math.floor(emitted[i]);
             if (whole > 0) {
                 emitted[i] -= whole;
@@ -229,7 +232,11 @@ final class SimTask {
                 lateDropped += n;
                 lateSinceFiring += n;
             } else if (n > 0) {
-                openWindows.computeIfAbsent(end, e -> new long[1])[0] += n;
+                if (end != cachedEnd) {
+                    cachedWindow = openWindows.computeIfAbsent(end, e -> new long[1]);
+                    cachedEnd = end;
+                }
+                cachedWindow[0] += n;
             }
         }
     }
@@ -250,6 +257,9 @@ final class SimTask {
         }
         while (!openWindows.isEmpty() && openWindows.firstKey() - 1 <= min) {
             Map.Entry<Long, long[]> w = openWindows.pollFirstEntry();
+            if (w.getKey() == cachedEnd) {
+                cachedEnd = Long.MIN_VALUE;
+            }
             long events = w.getValue()[0];
             long keys = Math.min(spec.keys(), events);
             firings.add(new Firing(w.getKey(), events, keys, min, now,

@@ -42,7 +42,7 @@ public final class Simulation {
         for (int q = 0; q < spec.queries().size(); q++) {
             build(spec.queries().get(q), nodes.get(spec.nodeOf(q)), spec.nodeOf(q));
             arrivals.add(new Arrivals(spec.startMs(), spec.durationMs(), delay, gaps, seeds.delays[q], seeds.gaps[q],
-                    spec.progressAfterEndMs()));
+                    spec.progressAfterEndMs(), spec.eventsPerDelay()));
         }
     }
 

@@ -1,0 +1,131 @@
+package io.klink.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimulationTest {
+
+    @TempDir
+    Path dir;
+
+    /** YSB-shaped queries: a source keeping one in three records, a 1 s tumbling window of 10 keys. */
+    static SimSpec spec(String policy, int queries, long rate, double cores, String queues, String delay) {
+        List<SimSpec.Query> qs = new ArrayList<>();
+        for (int i = 0; i < queries; i++) {
+            qs.add(new SimSpec.Query(String.format("q%02d", i), 137L * i % 1000, List.of(
+                    new SimSpec.Task("source", "source", 2000, 0, 0, 0, 0, 0, false,
+                            List.of(new SimSpec.Output("window", 1.0 / 3))),
+                    new SimSpec.Task("window", "window", 2000, 1000, 1000, 0, 0, 10, true, List.of()))));
+        }
+        return new SimSpec("t-" + policy, 7, 1_800_000_000_000L, 8000, 2000, 20_000, 450, policy,
+                Map.of("r", "100"), "pause", 1, cores, 0.0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
+                50_000, 10_000, 0, 100, 200, delay, null, rate, 1, qs).checked();
+    }
+
+    static List<String[]> rows(Path file) throws IOException {
+        List<String[]> out = new ArrayList<>();
+        for (String line : Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
+            out.add(line.split(","));
+        }
+        return out;
+    }
+
+    static double meanLatency(Path dir) throws IOException {
+        return rows(dir.resolve("latency.csv")).stream().filter(r -> r[12].equals("False"))
+                .mapToLong(r -> Long.parseLong(r[8])).average().orElseThrow();
+    }
+
+    @Test
+    void sameSpecAndSeedGiveTheSameFilesBitForBit() throws IOException {
+        SimSpec s = spec("klink", 4, 2000, 0.5, "credit", "uniform:0-300ms");
+        new Simulation(s).run(dir.resolve("a"));
+        new Simulation(s).run(dir.resolve("b"));
+        for (String file : List.of("latency.csv", "scheduler.csv", "throughput.csv")) {
+            assertEquals(Files.readString(dir.resolve("a").resolve(file)), Files.readString(dir.resolve("b").resolve(file)));
+        }
+    }
+
+    @Test
+    void atLightLoadEveryWindowFiresAboutBoundPlusWatermarkPeriodAfterItsEnd() throws IOException {
+        Map<String, Object> sim = new Simulation(spec("default", 2, 1000, 1.0, "credit", "const:0ms")).run(dir);
+        long generationEnd = 1_800_000_008_000L;
+        long measured = rows(dir.resolve("latency.csv")).stream().filter(r -> Long.parseLong(r[4]) <= generationEnd)
+                .count();
+        assertEquals(2 * 8, measured, "8 s of 1 s windows per query, the last fired by the progress records");
+        double mean = meanLatency(dir);
+        assertTrue(mean >= 200 && mean <= 200 + 100 + 20, "bound 200 ms + up to one 100 ms watermark period: " + mean);
+        assertEquals(16_000L, sim.get("simulated_events"));
+        assertEquals("every expected window fired", Files.readString(dir.resolve("drain.json")).lines()
+                .filter(l -> l.contains("stopped_by")).findFirst().orElseThrow().split("\"")[3]);
+    }
+
+    @Test
+    void eachWindowCountsTheViewsItsQueryGenerated() throws IOException {
+        new Simulation(spec("default", 1, 3000, 1.0, "credit", "const:0ms")).run(dir);
+        for (String[] row : rows(dir.resolve("latency.csv"))) {
+            assertEquals(1000, Long.parseLong(row[10]), "3000 events/s, one in three kept, 1 s windows");
+            assertEquals(10, Long.parseLong(row[9]));
+        }
+    }
+
+    @Test
+    void overloadMakesLatencyGrowAndThePausingPoliciesRunWithinTheirChoice() throws IOException {
+        double light = meanLatencyOf(spec("default", 4, 1000, 1.0, "credit", "uniform:0-300ms"), "light");
+        double heavy = meanLatencyOf(spec("default", 4, 1000, 0.008, "credit", "uniform:0-300ms"), "heavy");
+        assertTrue(heavy > 2 * light, "0.008 of a core for 4 x 1000 events/s at 2.7 us each: " + heavy + " vs " + light);
+        new Simulation(spec("rr", 4, 1000, 0.5, "credit", "uniform:0-300ms")).run(dir.resolve("rr"));
+        for (String[] row : rows(dir.resolve("rr").resolve("scheduler.csv"))) {
+            assertTrue(Integer.parseInt(row[3]) <= 2, "C = 1 pipeline of 2 tasks at a time: " + String.join(",", row));
+        }
+    }
+
+    private double meanLatencyOf(SimSpec s, String name) throws IOException {
+        new Simulation(s).run(dir.resolve(name));
+        return meanLatency(dir.resolve(name));
+    }
+
+    @Test
+    void heapQueuesHoldTheBacklogInTheTaskManagerAndCreditQueuesLeaveItInKafka() throws IOException {
+        // a slow window: its input queue is where a backlog builds
+        SimSpec base = spec("klink", 2, 6000, 0.05, "credit", "const:0ms");
+        List<SimSpec.Query> slow = base.queries().stream().map(q -> new SimSpec.Query(q.id(), q.windowOffsetMs(),
+                List.of(q.tasks().get(0), new SimSpec.Task("window", "window", 40_000, 1000, 1000, 0, 0, 10, true,
+                        List.of())))).toList();
+        double credit = peakMemory(withQueues(base, slow, "credit"), "credit");
+        double heap = peakMemory(withQueues(base, slow, "heap"), "heap");
+        assertTrue(heap > credit + 0.05, "heap " + heap + " vs credit " + credit);
+    }
+
+    private static SimSpec withQueues(SimSpec s, List<SimSpec.Query> queries, String queues) {
+        return new SimSpec(s.runId(), s.seed(), s.startMs(), s.durationMs(), s.warmupMs(), s.drainCapMs(),
+                s.progressAfterEndMs(), s.policy(), s.policyParams(), s.enforce(), s.nodes(), s.coresPerNode(), s.backgroundCpuFraction(), queues,
+                s.queueCapacityRecords(), s.heapBytes(), s.baseHeapBytes(), s.recordBytes(), s.stateBytesPerKey(),
+                s.cycleCostNs(), s.cycleCostNsPerTask(), s.switchCostNs(), s.watermarkIntervalMs(),
+                s.watermarkBoundMs(), s.delay(), s.gaps(), s.ratePerQuery(), s.eventsPerDelay(), queries);
+    }
+
+    private double peakMemory(SimSpec s, String name) throws IOException {
+        new Simulation(s).run(dir.resolve(name));
+        return rows(dir.resolve(name).resolve("scheduler.csv")).stream().mapToDouble(r -> Double.parseDouble(r[8]))
+                .max().orElseThrow();
+    }
+
+    @Test
+    void aSpecWithoutASourceFirstIsRefusedByName() {
+        SimSpec s = spec("default", 1, 1000, 1.0, "credit", "const:0ms");
+        List<SimSpec.Query> bad = List.of(new SimSpec.Query("q00", 0, List.of(s.queries().get(0).tasks().get(1))));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> withQueues(s, bad, "credit").checked());
+        assertTrue(e.getMessage().contains("q00: the first task must be its source"), e.getMessage());
+    }
+}

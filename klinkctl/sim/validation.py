@@ -1,0 +1,99 @@
+"""Does the simulator reproduce the real stack? Each validation pairs a real sweep kept in docs/data (≥ 5 runs per
+variant) with a simulate sweep of the same runs (configs/sim-validate-*.yaml: same queries, rates, delays, policies
+and seeds, on the simulated TaskManager the real one was). The agreement table compares, per cell, the simulated
+mean and p99 SWM latency with the real ones and their CI across runs, and whether the policies rank the same.
+
+`python -m klinkctl.sim.validation` runs every simulate sweep, writes docs/data/sim-validation.csv and prints it
+(docs/simulator.md, "Validation"); tests/integration/test_sim_validation.py re-checks it."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from klinkctl.paths import PROJECT_ROOT
+from klinkctl.results.sweep_table import CELLS_FILE
+
+#: The simulator's target (issue 22): mean and p99 within ±20 % of the real stack's.
+TOLERANCE = 0.20
+TABLE = PROJECT_ROOT / "docs" / "data" / "sim-validation.csv"
+#: Cell keys both sweeps may vary; cells are matched on the variant and the ones both have.
+CELL_KEYS = ("rate", "queries")
+
+
+@dataclass(frozen=True)
+class Validation:
+    name: str
+    real_sweep: Path  # a sweep directory with cells.csv (docs/data)
+    sim_config: Path  # its simulate sweep (mode: simulate)
+
+
+VALIDATIONS = (
+    Validation("8q-uniform-1.1", PROJECT_ROOT / "docs/data/pause-cost-8q-20261125-002521",
+               PROJECT_ROOT / "configs/sim-validate-pause-cost-8q.yaml"),
+    Validation("8q-uniform-0.9-1.1", PROJECT_ROOT / "docs/data/klink-regimes-slice-8q-20261124-200831",
+               PROJECT_ROOT / "configs/sim-validate-slice-8q.yaml"),
+    Validation("8q-zipf-0.9", PROJECT_ROOT / "docs/data/sim-validation-zipf-8q",
+               PROJECT_ROOT / "configs/sim-validate-zipf-8q.yaml"),
+)
+
+
+def agreement(name: str, real: pd.DataFrame, simulated: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell: the real mean and p99 with their CIs, the simulated ones, the relative errors, and
+    whether both lie within TOLERANCE."""
+    keys = ["variant", *(key for key in CELL_KEYS if key in real and key in simulated)]
+    columns = ["mean_ms", "mean_ci_low", "mean_ci_high", "p99_ms", "n"]
+    table = real[keys + columns].merge(simulated[keys + ["mean_ms", "p99_ms", "n"]], on=keys,
+                                       suffixes=("_real", "_sim"))
+    table.insert(0, "validation", name)
+    table["mean_error"] = table["mean_ms_sim"] / table["mean_ms_real"] - 1
+    table["p99_error"] = table["p99_ms_sim"] / table["p99_ms_real"] - 1
+    table["within"] = (table["mean_error"].abs() <= TOLERANCE) & (table["p99_error"].abs() <= TOLERANCE)
+    return table
+
+
+def same_ranking(table: pd.DataFrame) -> bool:
+    """True if, in every group of cells that differ only by variant, the policies order alike by mean latency."""
+    groups = [c for c in table.columns if c in CELL_KEYS]
+    for _, cells in (table.groupby(groups) if groups else [(None, table)]):
+        if list(cells.sort_values("mean_ms_real")["variant"]) != list(cells.sort_values("mean_ms_sim")["variant"]):
+            return False
+    return True
+
+
+def simulate_sweep(config: Path, results: Path) -> pd.DataFrame:
+    """Runs a simulate sweep and returns its cells."""
+    from click.testing import CliRunner
+
+    from klinkctl.cli import main
+
+    outcome = CliRunner().invoke(main, ["sweep", str(config), "--results", str(results)], catch_exceptions=False)
+    if outcome.exit_code != 0:
+        raise RuntimeError(f"klinkctl sweep {config} exited {outcome.exit_code}: {outcome.output[-500:]}")
+    (directory,) = [p for p in results.iterdir() if p.is_dir()]
+    return pd.read_csv(directory / CELLS_FILE)
+
+
+def validate(validation: Validation, work: Path) -> pd.DataFrame:
+    results = work / validation.name
+    results.mkdir(parents=True)
+    return agreement(validation.name, pd.read_csv(validation.real_sweep / CELLS_FILE),
+                     simulate_sweep(validation.sim_config, results))
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as work:
+        table = pd.concat([validate(v, Path(work)) for v in VALIDATIONS], ignore_index=True)
+    table.to_csv(TABLE, index=False, float_format="%.4g")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    for name, rows in table.groupby("validation", sort=False):
+        print(f"{name}: {int(rows['within'].sum())} of {len(rows)} cells within ±{TOLERANCE:.0%}, "
+              f"policies rank {'the same' if same_ranking(rows) else 'differently'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""klinkctl.sim: the simulator's spec is the bench run's (queries, offsets, rate, models, scheduler parameters), and
+what the simulator does not model is refused before anything starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from klinkctl.errors import KlinkError
+from klinkctl.run.config import build
+from klinkctl.run.sweep_plan import parse_sweep, plan_runs
+from klinkctl.sim.graphs import check_simulable, query_tasks
+from klinkctl.sim.spec import sim_spec
+from klinkctl.workloads import common
+
+
+def spec_of(**values):
+    config = build({"workload": "ysb", "queries": 3, "rate": 2000, "window_ms": 3000, "duration_ms": 20_000,
+                    "warmup_ms": 5000, "delay": "uniform:0-400ms", **values})
+    return config, sim_spec(config, common.plan(config, "run-1"), None)
+
+
+def test_the_queries_and_their_window_offsets_are_the_bench_runs():
+    config, spec = spec_of(seed=7)
+    planned = common.plan(config, "run-1")
+    assert [(q["id"], q["windowOffsetMs"]) for q in spec["queries"]] == \
+        [(q.id, q.window_offset_ms) for q in planned.queries]
+    assert spec["ratePerQuery"] == 2000 and spec["seed"] == 7 and spec["delay"] == config.network_delay.spec
+
+
+def test_the_policy_gets_the_agents_parameters_and_the_simulated_machine():
+    _, spec = spec_of(policy="klink", cycle_ms=100, cores=2, node_cpu=0.25, queues="heap", enforce="pause")
+    assert spec["policy"] == "klink" and spec["policyParams"]["r"] == "100" and spec["policyParams"]["C"] == "2"
+    assert spec["coresPerNode"] == 0.25 and spec["queues"] == "heap"
+
+
+def test_a_calibration_replaces_the_costs_of_the_roles_it_has():
+    config, _ = spec_of(cost_scale=2.0)
+    source, window = query_tasks(config, {"window": {"cost_ns_per_record": 999.0}})
+    assert window["costNsPerRecord"] == 1998.0
+    assert source["costNsPerRecord"] == 2 * 2400.0 and source["outputs"][0]["to"] == "window"
+
+
+@pytest.mark.parametrize("values, complaint", [
+    ({"workload": "kmeans"}, "simulate models the ysb, nyt, lrb workloads"),
+    ({"policy": "os-priority"}, "os-priority"),
+    ({"sampler": "kslack"}, "--sampler"),
+])
+def test_what_the_simulator_does_not_model_is_refused(values, complaint):
+    config = build({"workload": "ysb", "window_ms": 3000, **values})
+    with pytest.raises(KlinkError, match=complaint):
+        check_simulable(config)
+
+
+def test_a_sweep_in_simulate_mode_plans_simulated_runs_and_checks_them():
+    sweep = parse_sweep({"workload": "ysb", "mode": "simulate", "repetitions": 1, "fixed": {"node-cpu": 0.5},
+                         "variants": {"default": {"policy": "default"}, "klink": {"policy": "klink"}}}, "s.yaml", "s")
+    runs = plan_runs(sweep, "s.yaml")
+    assert sweep.to_dict()["mode"] == "simulate" and all(run.simulated for run in runs)
+    with pytest.raises(KlinkError, match="mode 'replay'; valid: bench, simulate"):
+        parse_sweep({"workload": "ysb", "mode": "replay"}, "s.yaml", "s")
+    bad = parse_sweep({"workload": "kmeans", "mode": "simulate", "repetitions": 1}, "s.yaml", "s")
+    with pytest.raises(KlinkError, match="simulate models"):
+        plan_runs(bad, "s.yaml")
