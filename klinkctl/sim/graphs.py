@@ -2,8 +2,8 @@
 task, its CPU per input record, where its records go and how many. One function per workload; the simulator
 (java-udfs/klink-sim) runs any such graph.
 
-Default costs are per record on one core of this machine, from `klinkctl simulate --calibrate-from` of real runs
-(docs/simulator.md); a calibration replaces them role by role.
+Default costs are CPU per record of the task's thread on this machine, from the agent's tasks.csv of real runs
+(docs/simulator.md, "Calibration"); `--calibrate-from` replaces them role by role.
 """
 
 from __future__ import annotations
@@ -16,18 +16,20 @@ from klinkctl.run.config import RunSpec
 #: Per role: CPU ns per input record and records out per record in (for a window: results per window key).
 Costs = dict[str, dict[str, float]]
 
-#: The costs measured on this machine (docs/simulator.md, "Calibration"), per workload and role.
+#: Per workload and role. YSB's are measured here (docs/simulator.md, "Calibration": the sources' thread CPU per
+#: event and the windows' per view over the 20 measured runs of docs/data/sim-validation-zipf-8q-20261125-023349); NYT's and LRB's are YSB's scaled by their
+#: chains' length until they are calibrated too.
 DEFAULT_COSTS: dict[str, Costs] = {
     # YSB: source -> markers -> filter (views: 1 in 3) -> campaign join | window -> output -> sink
-    "ysb": {"source": {"cost_ns_per_record": 2400.0, "selectivity": 1 / 3},
-            "window": {"cost_ns_per_record": 2000.0, "selectivity": 1.0}},
+    "ysb": {"source": {"cost_ns_per_record": 1670.0, "selectivity": 0.335},
+            "window": {"cost_ns_per_record": 900.0, "selectivity": 1.0}},
     # NYT: source -> parse -> validate -> cell -> derive | sliding window -> output -> sink
-    "nyt": {"source": {"cost_ns_per_record": 4000.0, "selectivity": 1.0},
-            "window": {"cost_ns_per_record": 2500.0, "selectivity": 1.0}},
+    "nyt": {"source": {"cost_ns_per_record": 2500.0, "selectivity": 1.0},
+            "window": {"cost_ns_per_record": 950.0, "selectivity": 1.0}},
     # LRB: source -> parse -> accidents, crossings | stats-window -> stats-rows | toll-window -> output -> sink
-    "lrb": {"source": {"cost_ns_per_record": 4000.0, "selectivity": 1.0},
-            "stats-window": {"cost_ns_per_record": 2000.0, "selectivity": 1.0},
-            "toll-window": {"cost_ns_per_record": 2000.0, "selectivity": 1.0}},
+    "lrb": {"source": {"cost_ns_per_record": 2500.0, "selectivity": 1.0},
+            "stats-window": {"cost_ns_per_record": 950.0, "selectivity": 1.0},
+            "toll-window": {"cost_ns_per_record": 950.0, "selectivity": 1.0}},
 }
 
 #: LRB's records that leave the source for the toll window directly (accident and crossing notices), per report.

@@ -29,7 +29,7 @@ def sim_spec(config: RunSpec, plan: Plan, calibration: Costs | None) -> dict:
         "policyParams": {str(k): str(v) for k, v in config.scheduler_params().items() if k != "enforce"},
         "enforce": config.enforce,
         "nodes": config.nodes, "coresPerNode": config.node_cpu,
-        "backgroundCpuFraction": config.background_cpu, "queues": config.queues,
+        "backgroundCpuFraction": config.background_cpu, "cpuPeriodMs": config.cpu_period_ms, "queues": config.queues,
         "queueCapacityRecords": config.queue_capacity, "heapBytes": heap,
         "baseHeapBytes": int(heap * BASE_HEAP_FRACTION), "recordBytes": config.record_bytes,
         "stateBytesPerKey": STATE_BYTES_PER_KEY, "cycleCostNs": config.cycle_cost_ns,

@@ -37,7 +37,7 @@ VALIDATIONS = (
                PROJECT_ROOT / "configs/sim-validate-pause-cost-8q.yaml"),
     Validation("8q-uniform-0.9-1.1", PROJECT_ROOT / "docs/data/klink-regimes-slice-8q-20261124-200831",
                PROJECT_ROOT / "configs/sim-validate-slice-8q.yaml"),
-    Validation("8q-zipf-0.9", PROJECT_ROOT / "docs/data/sim-validation-zipf-8q",
+    Validation("8q-zipf-0.9", PROJECT_ROOT / "docs/data/sim-validation-zipf-8q-20261125-023349",
                PROJECT_ROOT / "configs/sim-validate-zipf-8q.yaml"),
 )
 

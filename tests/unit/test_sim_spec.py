@@ -37,7 +37,7 @@ def test_a_calibration_replaces_the_costs_of_the_roles_it_has():
     config, _ = spec_of(cost_scale=2.0)
     source, window = query_tasks(config, {"window": {"cost_ns_per_record": 999.0}})
     assert window["costNsPerRecord"] == 1998.0
-    assert source["costNsPerRecord"] == 2 * 2400.0 and source["outputs"][0]["to"] == "window"
+    assert source["costNsPerRecord"] == 2 * 1670.0 and source["outputs"][0]["to"] == "window"
 
 
 @pytest.mark.parametrize("values, complaint", [

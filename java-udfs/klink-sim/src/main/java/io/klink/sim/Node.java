@@ -26,6 +26,7 @@ final class Node {
     private final int maxRunning;
     private boolean[] chosen = new boolean[0];
     private double debtNs;  // scheduler and switching CPU not yet taken from the tasks
+    private double quotaLeftNs;  // CPU the TaskManager may still use in this quota period
     long cycles;
 
     Node(SimSpec spec, SchedulingPolicy policy, int maxRunning) {
@@ -90,11 +91,12 @@ final class Node {
     }
 
     /** One ms: the CPU shared out, then every task that may run runs. */
-    void tick(long now, boolean watermarkTick, Outputs out) {
+    void tick(long now, boolean periodStart, boolean watermarkTick, Outputs out) {
         long capacity = spec.queues().equals("credit") ? spec.queueCapacityRecords() : 0;
-        double cpu = spec.coresPerNode() * (1 - spec.backgroundCpuFraction()) * NS_PER_MS - debtNs;
-        debtNs = Math.max(0, -cpu);
-        cpu = Math.max(0, cpu);
+        double forTasks = threadsCpuNow(periodStart) * (1 - spec.backgroundCpuFraction());
+        double paid = Math.min(debtNs, forTasks);
+        debtNs -= paid;
+        double cpu = forTasks - paid;
         double[] budget = new double[tasks.size()];
         boolean[] mayRun = new boolean[tasks.size()];
         for (int tier = 0; tier < 2; tier++) {
@@ -109,6 +111,7 @@ final class Node {
             }
             cpu -= share(members, cpu, capacity, budget);
         }
+        quotaLeftNs -= (forTasks - cpu) / (1 - spec.backgroundCpuFraction());
         for (int i = 0; i < tasks.size(); i++) {
             SimTask t = tasks.get(i);
             if (!mayRun[i]) {
@@ -122,6 +125,22 @@ final class Node {
                 t.run(now, budget[i], capacity, out);
             }
         }
+    }
+
+    /**
+     * CPU (ns) the TaskManager's threads may use this ms: at most ceil(cores) cores at once and, with a CPU period
+     * (`--tm-cpu-quota`: Linux CFS bandwidth control), no more than cores x period per period. A quota of 0.25
+     * core is a full core for 25 ms, then nothing for 75 ms, not a quarter of a core all the time.
+     */
+    private double threadsCpuNow(boolean periodStart) {
+        double parallel = Math.ceil(spec.coresPerNode()) * NS_PER_MS;
+        if (spec.cpuPeriodMs() <= 0) {
+            return spec.coresPerNode() * NS_PER_MS;
+        }
+        if (periodStart) {
+            quotaLeftNs = spec.coresPerNode() * spec.cpuPeriodMs() * NS_PER_MS;
+        }
+        return Math.max(0, Math.min(parallel, quotaLeftNs));
     }
 
     /**

@@ -115,11 +115,12 @@ public final class Simulation {
                 }
                 boolean cycle = (now - start) % cycleMs == 0;
                 boolean watermarkTick = (now - start) % spec.watermarkIntervalMs() == 0;
+                boolean periodStart = spec.cpuPeriodMs() > 0 && (now - start) % spec.cpuPeriodMs() == 0;
                 for (Node node : nodes) {
                     if (cycle && node.scheduled()) {
                         node.cycle(now, out);
                     }
-                    node.tick(now, watermarkTick, out);
+                    node.tick(now, periodStart, watermarkTick, out);
                 }
                 if ((now - start) % 1000 == 999) {
                     throughput(now + 1, out, lastIn, lastOut);
