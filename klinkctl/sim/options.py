@@ -17,6 +17,10 @@ class SimOptions(Section):
                                           "(Kafka fetchers, garbage collection, network): the tasks never get it and "
                                           "the policies never see it. Measured here: at its highest throughput the "
                                            "task threads used 64.5 % of the TaskManager's CPU.", ge=0, lt=1)
+    background_burst_ms: float = option(160.0, "(simulate) 0: the background work is done as it arises; > 0: in "
+                                               "stop-the-world bursts of this much CPU, ms (garbage collection), "
+                                               "which the tasks wait behind. Calibrated here on one real cell (8 "
+                                               "queries at 0.9 of capacity, Default: docs/simulator.md).", ge=0)
     cpu_period_ms: int = option(100, "(simulate) The CPU quota's period (Linux CFS bandwidth control): a node with "
                                      "0.25 of a core runs a full core for 25 ms of every 100 ms; 0 = the CPU is "
                                      "shared out evenly over time.", duration=True, ge=0)

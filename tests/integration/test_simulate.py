@@ -29,6 +29,7 @@ def klinkctl(*args: str) -> subprocess.CompletedProcess:
 
 
 def simulate(tmp_path: Path, *options: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     config = tmp_path / "sim.yaml"
     config.write_text(SETTINGS)
     done = klinkctl("simulate", str(config), "--results", str(tmp_path / "results"), "--format", "json", *options)

@@ -27,7 +27,13 @@ final class Node {
     private boolean[] chosen = new boolean[0];
     private double debtNs;  // scheduler and switching CPU not yet taken from the tasks
     private double quotaLeftNs;  // CPU the TaskManager may still use in this quota period
+    private double backgroundNs;  // background work made by the tasks' work and not yet done
     long cycles;
+    /**
+     * A cycle is due and has not run: the scheduler thread is one of the TaskManager's, so it waits out a
+     * stop-the-world burst or an exhausted CPU quota like the tasks do (cycles due meanwhile are one cycle).
+     */
+    boolean cycleDue;
 
     Node(SimSpec spec, SchedulingPolicy policy, int maxRunning) {
         this.spec = spec;
@@ -93,10 +99,15 @@ final class Node {
     /** One ms: the CPU shared out, then every task that may run runs. */
     void tick(long now, boolean periodStart, boolean watermarkTick, Outputs out) {
         long capacity = spec.queues().equals("credit") ? spec.queueCapacityRecords() : 0;
-        double forTasks = threadsCpuNow(periodStart) * (1 - spec.backgroundCpuFraction());
-        double paid = Math.min(debtNs, forTasks);
+        double available = threadsCpuNow(periodStart);
+        double paid = Math.min(debtNs, available);  // the scheduler, switches and background go first
         debtNs -= paid;
-        double cpu = forTasks - paid;
+        double forTasks = available - paid;
+        if (cycleDue && forTasks > 0) {
+            cycleDue = false;
+            cycle(now, out);
+        }
+        double cpu = forTasks;
         double[] budget = new double[tasks.size()];
         boolean[] mayRun = new boolean[tasks.size()];
         for (int tier = 0; tier < 2; tier++) {
@@ -111,19 +122,45 @@ final class Node {
             }
             cpu -= share(members, cpu, capacity, budget);
         }
-        quotaLeftNs -= (forTasks - cpu) / (1 - spec.backgroundCpuFraction());
+        double tasksUsed = forTasks - cpu;
+        quotaLeftNs -= paid + tasksUsed;
+        background(tasksUsed);
         for (int i = 0; i < tasks.size(); i++) {
             SimTask t = tasks.get(i);
             if (!mayRun[i]) {
+                t.watermarkDue |= watermarkTick && t.isSource();
                 continue;
             }
             boolean runs = budget[i] > 0 || t.hasFreeWork() || (policy == null || chosen[i]);
-            if (watermarkTick && t.isSource() && runs) {
+            if (watermarkTick && t.isSource()) {
+                t.watermarkDue = true;
+            }
+            if (t.watermarkDue && runs) {  // a timer due while the task was paused fires when it runs again
                 t.emitPeriodicWatermark(spec.watermarkBoundMs(), now);
+                t.watermarkDue = false;
             }
             if (runs) {
                 t.run(now, budget[i], capacity, out);
             }
+        }
+    }
+
+    /**
+     * The TaskManager's other threads (Kafka fetchers, garbage collection, network) work in proportion to the tasks:
+     * {@code backgroundCpuFraction} of all the CPU used. It is done at once, before the tasks' next ms, or, with
+     * {@code backgroundBurstMs}, in stop-the-world bursts of that much CPU once that much has piled up (a young
+     * collection), which the tasks wait behind.
+     */
+    private void background(double tasksUsedNs) {
+        double bg = spec.backgroundCpuFraction();
+        backgroundNs += tasksUsedNs * bg / (1 - bg);
+        double burst = spec.backgroundBurstMs() * NS_PER_MS;
+        if (burst <= 0) {
+            debtNs += backgroundNs;
+            backgroundNs = 0;
+        } else if (backgroundNs >= burst) {
+            debtNs += burst;
+            backgroundNs -= burst;
         }
     }
 

@@ -20,6 +20,8 @@ import java.util.Map;
  * @param coresPerNode       CPU of each node's TaskManager in cores (a fraction for a CPU quota)
  * @param backgroundCpuFraction share of each node's CPU that threads other than the tasks use (Kafka
  *                           fetchers, garbage collection, network): the tasks never get it, the policies never see it
+ * @param backgroundBurstMs  0: background work is done as it arises; > 0: in stop-the-world bursts of this much
+ *                           CPU (garbage collection)
  * @param cpuPeriodMs        the CPU quota's period (Linux CFS bandwidth control, 100 ms); 0: the node's CPU
  *                           is shared out evenly over time
  * @param queues             {@code credit}: Flink 2.x credit-based flow control (bounded input queues, the
@@ -44,6 +46,7 @@ public record SimSpec(
         int nodes,
         double coresPerNode,
         double backgroundCpuFraction,
+        double backgroundBurstMs,
         long cpuPeriodMs,
         String queues,
         long queueCapacityRecords,
@@ -91,6 +94,7 @@ public record SimSpec(
         require(nodes >= 1, "nodes must be >= 1");
         require(coresPerNode > 0, "coresPerNode must be > 0");
         require(cpuPeriodMs >= 0, "cpuPeriodMs must be >= 0");
+        require(backgroundBurstMs >= 0, "backgroundBurstMs must be >= 0");
         require(backgroundCpuFraction >= 0 && backgroundCpuFraction < 1, "backgroundCpuFraction must be in [0, 1)");
         require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");
         require(queues.equals("credit") || queues.equals("heap"), "queues must be credit or heap");

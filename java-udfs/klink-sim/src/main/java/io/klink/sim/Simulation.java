@@ -117,9 +117,7 @@ public final class Simulation {
                 boolean watermarkTick = (now - start) % spec.watermarkIntervalMs() == 0;
                 boolean periodStart = spec.cpuPeriodMs() > 0 && (now - start) % spec.cpuPeriodMs() == 0;
                 for (Node node : nodes) {
-                    if (cycle && node.scheduled()) {
-                        node.cycle(now, out);
-                    }
+                    node.cycleDue |= cycle && node.scheduled();
                     node.tick(now, periodStart, watermarkTick, out);
                 }
                 if ((now - start) % 1000 == 999) {
