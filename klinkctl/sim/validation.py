@@ -8,6 +8,7 @@ mean and p99 SWM latency with the real ones and their CI across runs, and whethe
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.results.sweep_table import CELLS_FILE
 
@@ -66,14 +68,11 @@ def same_ranking(table: pd.DataFrame) -> bool:
 
 
 def simulate_sweep(config: Path, results: Path) -> pd.DataFrame:
-    """Runs a simulate sweep and returns its cells."""
-    from click.testing import CliRunner
-
-    from klinkctl.cli import main
-
-    outcome = CliRunner().invoke(main, ["sweep", str(config), "--results", str(results)], catch_exceptions=False)
-    if outcome.exit_code != 0:
-        raise RuntimeError(f"klinkctl sweep {config} exited {outcome.exit_code}: {outcome.output[-500:]}")
+    """Runs a simulate sweep (`klinkctl sweep`, as a user would) and returns its cells."""
+    done = subprocess.run([sys.executable, "-m", "klinkctl", "sweep", str(config), "--results", str(results)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise KlinkError(f"klinkctl sweep {config} exited {done.returncode}: {(done.stderr or done.stdout)[-300:]}")
     (directory,) = [p for p in results.iterdir() if p.is_dir()]
     return pd.read_csv(directory / CELLS_FILE)
 

@@ -167,8 +167,8 @@ def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("- just a list", r"a sweep file is a mapping of name, workload, .*; got list"),
-    ("workload: ysb\ngrids: {policy: [klink]}", r"unknown key 'grids'; valid: name, workload, repetitions"),
+    ("- just a list", r"a sweep file is a mapping of name, mode, workload, .*; got list"),
+    ("workload: ysb\ngrids: {policy: [klink]}", r"unknown key 'grids'; valid: name, mode, workload, repetitions"),
     ("grid: {policy: [klink]}", r"no workload \(e.g. workload: ysb, or grid: \{workload: \[ysb, nyt\]\}\)"),
     ("workload: ysb\ngrid: {polcy: [klink]}", r"unknown setting 'polcy' in .*grid.yaml \(grid\); did you mean 'policy'\?"),
     ("workload: ysb\nfixed: {durration: 3s}", r"unknown setting 'durration' in .*\(fixed\)"),
@@ -299,7 +299,7 @@ def test_the_index_lists_every_planned_run_before_the_first_starts(tmp_path, fak
 def test_sweep_yaml_is_the_resolved_sweep_and_reads_back_as_a_sweep_file(tmp_path):
     sweep = new_sweep(tmp_path)
     saved = yaml.safe_load((sweep.directory / "sweep.yaml").read_text())
-    assert saved == {"name": "grid", "workload": "ysb", "repetitions": 2, "base-seed": 7, "warmup-runs": 0,
+    assert saved == {"name": "grid", "mode": "bench", "workload": "ysb", "repetitions": 2, "base-seed": 7, "warmup-runs": 0,
                      "order": "grid", "fixed": {"duration": "20s", "warmup": "5s", "window": "3s", "generator-cpus": 0},
                      "grid": {"queries": [1, 2], "policy": ["default", "klink", "rr"]}, "variants": {}}
     spec, runs = sweep_plan.read_sweep_file(sweep.directory / "sweep.yaml")
