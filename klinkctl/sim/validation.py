@@ -87,6 +87,8 @@ def validate(validation: Validation, work: Path) -> pd.DataFrame:
 def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         table = pd.concat([validate(v, Path(work)) for v in VALIDATIONS], ignore_index=True)
+    for key in (k for k in CELL_KEYS if k in table):
+        table[key] = table[key].astype("Int64")  # whole numbers, not %.4g
     table.to_csv(TABLE, index=False, float_format="%.4g")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     for name, rows in table.groupby("validation", sort=False):
