@@ -3,15 +3,13 @@ takes them from here (klinkctl.cli.capacity)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from klinkctl.cli.options import format_option, results_option, state_dir_option
-from klinkctl.cli.output import console, print_summary
+from klinkctl.cli.output import console, report_outcome
 from klinkctl.cli.stack import running_stack
-from klinkctl.errors import RunNotCompleted
 from klinkctl.options import click_options
 from klinkctl.run.declared import OPTIONS
 from klinkctl.sim.options import SIM_OPTION_NAMES
@@ -35,10 +33,4 @@ def bench(fmt: str, workload: str, state_dir: Path | None, results_dir: Path, co
     spec, processes = running_stack(state_dir)
     with console.status(f"{workload} run") as spinner:
         outcome = run_bench(spec, config, results_dir, processes, progress=lambda line: spinner.update(line))
-    if fmt == "json":
-        click.echo(json.dumps(outcome.summary, indent=2))
-    else:
-        print_summary(outcome.summary)
-    click.echo(f"results: {outcome.run_dir}", err=fmt == "json")
-    if outcome.summary["status"] != "completed":
-        raise RunNotCompleted(f"run {outcome.summary['status']}: {outcome.summary['reason']}")
+    report_outcome(outcome, fmt, "run")

@@ -89,3 +89,21 @@ def _skipped_text(skipped: dict[str, int]) -> str:
     """`3 (no_history 2, run_ended 1)`, or `0`."""
     reasons = ", ".join(f"{reason} {count}" for reason, count in skipped.items())
     return f"{sum(skipped.values())} ({reasons})" if skipped else "0"
+
+
+def report_outcome(outcome, fmt: str, what: str) -> None:
+    """A bench or simulated run's summary (table or JSON), where its files are, and a non-zero exit unless it
+    completed."""
+    import json
+
+    import click
+
+    from klinkctl.errors import RunNotCompleted
+
+    if fmt == "json":
+        click.echo(json.dumps(outcome.summary, indent=2))
+    else:
+        print_summary(outcome.summary)
+    click.echo(f"results: {outcome.run_dir}", err=fmt == "json")
+    if outcome.summary["status"] != "completed":
+        raise RunNotCompleted(f"{what} {outcome.summary['status']}: {outcome.summary['reason']}")

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from klinkctl.cli.options import format_option, results_option
-from klinkctl.cli.output import console, print_summary
-from klinkctl.errors import RunNotCompleted
+from klinkctl.cli.output import console, report_outcome
 from klinkctl.options import click_options
 from klinkctl.run.declared import OPTIONS
 
@@ -28,10 +26,4 @@ def simulate(fmt: str, config_file: Path | None, results_dir: Path, **options) -
     config = resolve(config_file, options)
     with console.status("simulating") as spinner:
         outcome = run_simulation(config, results_dir, progress=lambda line: spinner.update(line))
-    if fmt == "json":
-        click.echo(json.dumps(outcome.summary, indent=2))
-    else:
-        print_summary(outcome.summary)
-    click.echo(f"results: {outcome.run_dir}", err=fmt == "json")
-    if outcome.summary["status"] != "completed":
-        raise RunNotCompleted(f"simulation {outcome.summary['status']}: {outcome.summary['reason']}")
+    report_outcome(outcome, fmt, "simulation")
