@@ -20,7 +20,7 @@ ARCHIVED_FILES = frozenset({
     # a run's: what compare, validity and the cell table read
     "config.yaml", "job-config.json", "summary.json", "latency.csv", "drain.json",
     "generator-summary.json", "generator.csv", "resources.csv", "estimator.csv", "error.csv", "sampling.csv",
-    "tasks.csv", "sim-spec.json", "sim.json",
+    "tasks.csv", "sim.json",  # a simulated run's sim-spec.json is made again from its config.yaml
 })
 
 

@@ -122,8 +122,8 @@ def make_section(spec: FigureSpec, runset: RunSet, out_dir: Path) -> Section:
         return section
     figure = spec.draw(table, runset)
     if runset.simulated_runs:  # never mistaken for a measurement of Flink
-        figure.text(0.99, 0.01, f"SIMULATED ({runset.simulated_runs} of {len(runset.runs)} runs: klinkctl simulate)",
-                    ha="right", va="bottom", fontsize="small", color="firebrick")
+        figure.text(0.99, 0.995, f"SIMULATED ({runset.simulated_runs} of {len(runset.runs)} runs: klinkctl simulate)",
+                    ha="right", va="top", fontsize="small", color="firebrick")
     section.files = plots.save(figure, out_dir, section.stem)
     section.table, section.figure = spec.shown(table), figure
     section.png = next(path for path in section.files if path.suffix == ".png").read_bytes()

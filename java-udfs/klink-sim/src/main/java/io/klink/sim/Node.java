@@ -127,18 +127,15 @@ final class Node {
         background(tasksUsed);
         for (int i = 0; i < tasks.size(); i++) {
             SimTask t = tasks.get(i);
+            if (watermarkTick && t.isSource()) {
+                // the periodic watermark is a timer, a mail: the agent's pause suspends only the task's default
+                // action (reading input), so a paused source still emits what it has read
+                t.emitPeriodicWatermark(spec.watermarkBoundMs(), now);
+            }
             if (!mayRun[i]) {
-                t.watermarkDue |= watermarkTick && t.isSource();
                 continue;
             }
             boolean runs = budget[i] > 0 || t.hasFreeWork() || (policy == null || chosen[i]);
-            if (watermarkTick && t.isSource()) {
-                t.watermarkDue = true;
-            }
-            if (t.watermarkDue && runs) {  // a timer due while the task was paused fires when it runs again
-                t.emitPeriodicWatermark(spec.watermarkBoundMs(), now);
-                t.watermarkDue = false;
-            }
             if (runs) {
                 t.run(now, budget[i], capacity, out);
             }

@@ -46,7 +46,6 @@ final class SimTask {
     private final long windowOffsetMs;
 
     long watermark = TaskSnapshot.NO_WATERMARK;
-    boolean watermarkDue;  // a source's periodic watermark timer has fired and not yet run
     long maxEventTime = Long.MIN_VALUE;
     double carryNs;
     long recordsIn;
