@@ -63,13 +63,13 @@ def git_commit() -> str:
         return "unknown"
 
 
-def new_run_dir(results_root: Path, config: RunSpec) -> tuple[str, Path]:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_id = f"{config.workload}-{config.policy}-{stamp}"
-    suffix = 1
+def new_run_dir(results_root: Path, config: RunSpec, prefix: str = "") -> tuple[str, Path]:
+    """results/<prefix><workload>-<policy>-<time>[-n]/, created; `prefix` marks simulated runs (``sim-``)."""
+    base = f"{prefix}{config.workload}-{config.policy}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_id, suffix = base, 1
     while (results_root / run_id).exists():
         suffix += 1
-        run_id = f"{config.workload}-{config.policy}-{stamp}-{suffix}"
+        run_id = f"{base}-{suffix}"
     (results_root / run_id).mkdir(parents=True)
     return run_id, results_root / run_id
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
 import yaml
@@ -16,9 +15,10 @@ from klinkctl.errors import KlinkError, one_line
 from klinkctl.files import write_json
 from klinkctl.progress import Progress, no_progress
 from klinkctl.results.summary import build_summary, read_json, write_summary
-from klinkctl.run.bench import RunOutcome, git_commit
+from klinkctl.run.bench import RunOutcome, git_commit, new_run_dir
 from klinkctl.run.config import RunSpec
-from klinkctl.sim.graphs import Costs, check_simulable, query_tasks
+from klinkctl.sim.calibration import read_calibration
+from klinkctl.sim.graphs import Costs, check_simulable
 from klinkctl.sim.options import SimOptions
 from klinkctl.sim.spec import SIM_START_MS, sim_spec
 from klinkctl.workloads import common
@@ -27,29 +27,15 @@ from klinkctl.workloads import common
 TIMEOUT_S = 1800
 
 
-def new_sim_dir(results_root: Path, config: RunSpec) -> tuple[str, Path]:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    base = f"sim-{config.workload}-{config.policy}-{stamp}"
-    run_id, suffix = base, 1
-    while (results_root / run_id).exists():
-        suffix += 1
-        run_id = f"{base}-{suffix}"
-    (results_root / run_id).mkdir(parents=True)
-    return run_id, results_root / run_id
-
-
 def calibration_of(config: RunSpec) -> Costs | None:
-    if not config.calibrate_from:
-        return None
-    from klinkctl.sim.calibration import read_calibration
-    return read_calibration(Path(config.calibrate_from))
+    return read_calibration(Path(config.calibrate_from)) if config.calibrate_from else None
 
 
 def run_simulation(config: RunSpec, results_root: Path, progress: Progress = no_progress) -> RunOutcome:
     check_simulable(config)
     calibration = calibration_of(config)
     artifacts.build_java_udfs(progress)
-    run_id, run_dir = new_sim_dir(results_root, config)
+    run_id, run_dir = new_run_dir(results_root, config, prefix="sim-")
     plan = common.plan(config, run_id)
     common.write_job_config(run_dir, common.job_config(plan, config, "simulated", builder="io.klink.sim.Simulation"))
     spec = sim_spec(config, plan, calibration)
@@ -60,7 +46,8 @@ def run_simulation(config: RunSpec, results_root: Path, progress: Progress = no_
     measured = (SIM_START_MS + config.warmup_ms, SIM_START_MS + config.duration_ms)
     summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured,
                             read_json(run_dir / "generator-summary.json"))
-    summary.update(simulated=True, model=model_parameters(config, calibration), simulator=read_json(run_dir / "sim.json"))
+    summary.update(simulated=True, model=model_parameters(config, spec, calibration),
+                   simulator=read_json(run_dir / "sim.json"))
     write_summary(run_dir, summary)
     return RunOutcome(run_dir, summary)
 
@@ -80,11 +67,11 @@ def simulate(spec_path: Path, run_dir: Path) -> tuple[str, str]:
     return "completed", ""
 
 
-def model_parameters(config: RunSpec, calibration: Costs | None) -> dict:
-    """The simulated machine and costs behind the run's figures."""
+def model_parameters(config: RunSpec, spec: dict, calibration: Costs | None) -> dict:
+    """The simulated machine and costs behind the run's figures (every query has the same tasks)."""
     return {**{name: getattr(config, name) for name in SimOptions.model_fields},
-            "costs": {task["role"]: {"cost_ns_per_record": task["costNsPerRecord"],
-                                     "outputs": task["outputs"]} for task in query_tasks(config, calibration)},
+            "costs": {task["role"]: {"cost_ns_per_record": task["costNsPerRecord"], "outputs": task["outputs"]}
+                      for task in spec["queries"][0]["tasks"]},
             "calibrated": calibration is not None}
 
 
