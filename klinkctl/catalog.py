@@ -98,6 +98,11 @@ def workloads() -> tuple[str, ...]:
     return _names("workloads")
 
 
+def tails() -> tuple[str, ...]:
+    """The tail-latency techniques and baselines of per-record pipelines (io.klink.workloads.tail.Tails)."""
+    return _names("tails")
+
+
 def _workload(name: str) -> dict:
     return next(w for w in load()["workloads"] if w["name"] == name)
 

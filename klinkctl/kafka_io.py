@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
-from confluent_kafka import TIMESTAMP_LOG_APPEND_TIME, Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import (TIMESTAMP_LOG_APPEND_TIME, Consumer, KafkaError, KafkaException, Message, Producer,
+                             TopicPartition)
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from klinkctl.errors import KlinkError
@@ -101,6 +102,12 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
 def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[bytes]:
     """Every event of a topic (partition 0), first to last as of the call: each line of each record value
     (klink-generator packs the events a topic gets in one send burst into one record, one per line)."""
+    for message in topic_messages(bootstrap, topic, batch):
+        yield from events_of(message.value())
+
+
+def topic_messages(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[Message]:
+    """Every record of a topic (partition 0), first to last as of the call."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-reader-{time.time_ns()}",
                          "enable.auto.commit": False, "fetch.wait.max.ms": 10, "logger": QUIET_CLIENT_LOGGER})
     try:
@@ -114,7 +121,7 @@ def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[by
             for message in messages:
                 if not message.error():
                     position = message.offset() + 1
-                    yield from events_of(message.value())
+                    yield message
     finally:
         consumer.close()
 

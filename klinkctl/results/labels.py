@@ -15,6 +15,9 @@ from klinkctl.run.config import RunSpec
 #: strict_slack the word "strict", fill_cycle "fill"; aging, not in the paper, "age").
 SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
                       "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill", "aging": "age"}
+#: A tail-latency technique's settings (per-record workloads, `--tail`) in label order, named as in its paper.
+TAIL_SETTINGS = {"balance_period_ms": "period_ms", "balance_alpha": "α", "balance_threshold": "thres",
+                 "balance_unit": "unit"}
 DEFAULTS = {name: field.default for name, field in RunSpec.model_fields.items()}
 UNSCHEDULED = "default"
 
@@ -23,11 +26,19 @@ def policy_label(bench: dict[str, Any]) -> str:
     """The label of a run's resolved bench settings (config.yaml's ``bench``); a missing setting (a run from
     before that setting existed) counts as its default."""
     policy = str(bench.get("policy") or UNSCHEDULED)
-    if policy == UNSCHEDULED:
-        return policy
-    variant = [_setting(name, bench[key]) for key, name in SCHEDULER_SETTINGS.items()
+    label = policy if policy == UNSCHEDULED else _with_settings(policy, bench, SCHEDULER_SETTINGS)
+    tail = str(bench.get("tail") or DEFAULTS["tail"])
+    if tail == DEFAULTS["tail"]:
+        return label
+    technique = _with_settings(tail, bench, TAIL_SETTINGS) if tail == "latency-balance" else tail
+    return technique if label == UNSCHEDULED else f"{label}+{technique}"
+
+
+def _with_settings(name: str, bench: dict[str, Any], settings: dict[str, str]) -> str:
+    """``name[setting=value,...]`` with every setting that differs from its default."""
+    variant = [_setting(short, bench[key]) for key, short in settings.items()
                if key in bench and bench[key] != DEFAULTS[key]]
-    return f"{policy}[{','.join(variant)}]" if variant else policy
+    return f"{name}[{','.join(variant)}]" if variant else name
 
 
 def _setting(name: str, value: Any) -> str:

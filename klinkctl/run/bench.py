@@ -32,7 +32,7 @@ from klinkctl.stack import backends
 from klinkctl.stack.processes import pid_alive
 from klinkctl.stack.spec import StackSpec
 from klinkctl import workloads
-from klinkctl.workloads import common
+from klinkctl.workloads import common, exclamation
 from klinkctl.files import write_json
 
 #: The generator rehearses the run this long before the start, so its JIT has settled when the schedule
@@ -154,7 +154,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                 progress(f"cancelled {len(leftovers)} job(s) left running by a killed run: {', '.join(leftovers)}")
             progress("creating fresh topics")
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
-            kafka_io.recreate_topics(spec.bootstrap_servers, [plan.metrics_topic])
+            kafka_io.recreate_topics(spec.bootstrap_servers, plan.harness_topics)
             job_config = workload.write_job_config(plan, config, spec.bootstrap_servers, run_dir)
             progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")
             job_id = flink_jobs.submit_python_job(spec, common.JOB_SCRIPT, ["--config", str(job_config.resolve())])
@@ -324,6 +324,8 @@ def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: wor
         ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None),
         ("reading ingestion delays", lambda: write_ingestion_delays(spec, plan, workload, run_dir)
          if gen is not None else None),
+        ("reading the feedback channel", lambda: exclamation.write_feedback(spec.bootstrap_servers, plan, run_dir)
+         if plan.feedback_topic and job_id is not None else None),
         ("computing exact results", lambda: write_exact_results(spec, config, plan, workload, run_dir)
          if gen is not None and config.measures_accuracy else None),
         ("deleting the run's topics", lambda: kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)),

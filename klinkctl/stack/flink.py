@@ -72,6 +72,9 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "jobmanager.memory.process.size": spec.jobmanager_memory,
         "taskmanager.memory.process.size": spec.taskmanager_memory,
         "jobmanager.execution.failover-strategy": "region",
+        # With several TaskManagers a job's slots are spread over all of them, not packed into the first: a
+        # pipeline's parallel tasks then run on every TaskManager, as a heterogeneity study needs.
+        "taskmanager.load-balance.mode": "SLOTS",
         # REST metrics are snapshots the JobManager fetches from TaskManagers; the 10 s default is too
         # coarse for the per-second throughput table a run writes.
         "metrics.fetcher.update-interval": 1000,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from klinkctl.paths import JOBS_DIR
 from klinkctl.run.config import RunSpec
+from klinkctl.workloads.options import RECORD_WORKLOADS
 
 #: Every workload's PyFlink program: it calls the Java builder the job config names.
 JOB_SCRIPT = JOBS_DIR / "java_pipelines.py"
@@ -26,14 +27,21 @@ class Plan:
     run_id: str
     queries: tuple[QueryPlan, ...]
     metrics_topic: str
+    #: Per-record workloads' channel from downstream tasks back to upstream ones (tail techniques); else None.
+    feedback_topic: str | None = None
 
     @property
     def input_topics(self) -> list[str]:
         return [q.topic for q in self.queries]
 
     @property
+    def harness_topics(self) -> list[str]:
+        """The topics the job writes and the harness reads (not the generator's)."""
+        return [self.metrics_topic, *([self.feedback_topic] if self.feedback_topic else [])]
+
+    @property
     def all_topics(self) -> list[str]:
-        return [*self.input_topics, self.metrics_topic]
+        return [*self.input_topics, *self.harness_topics]
 
 
 def plan(config: RunSpec, run_id: str) -> Plan:
@@ -43,7 +51,8 @@ def plan(config: RunSpec, run_id: str) -> Plan:
     period = config.slide_ms or config.window_ms  # offsets within one firing period
     queries = tuple(QueryPlan(f"q{i:02d}", f"{run_id}-q{i:02d}", rng.randrange(period))
                     for i in range(config.queries))
-    return Plan(run_id, queries, f"{run_id}-metrics")
+    feedback = f"{run_id}-feedback" if config.workload in RECORD_WORKLOADS else None
+    return Plan(run_id, queries, f"{run_id}-metrics", feedback)
 
 
 def job_config(plan_: Plan, config: RunSpec, bootstrap: str, builder: str, **workload_keys: object) -> dict:

@@ -15,6 +15,8 @@ SLIDING = ("nyt", "lrb")
 WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000, "substream_ms": 500},
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000}}
+#: Workloads measured per record (no windows), with a tail-latency technique between their stages.
+RECORD_WORKLOADS = ("exclamation",)
 
 
 class JobOptions(Section):
@@ -54,4 +56,26 @@ class KmeansOptions(Section):
     kmeans_iterations: int = option(20, "Lloyd iterations per window at most.", workloads=("kmeans",), gt=0)
 
 
-WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions)
+class TailOptions(Section):
+    """The exclamation pipeline and its tail-latency technique (seed tail-latency-storm-du-gupta.txt)."""
+    tail: str = option("none", "Exchange between the stages: none = Flink's rebalance (the baseline), rescale = "
+                       "Flink's rescale, latency-balance = Du & Gupta's Algorithm 2.", choices=catalog.tails,
+                       workloads=RECORD_WORKLOADS)
+    stages: int = option(3, "Operators after the spout, each behind its own exchange (the seed's 4-operator "
+                         "exclamation topology: spout + 3).", workloads=RECORD_WORKLOADS, gt=0, le=20)
+    stage_cost_us: int = option(200, "CPU time each stage spends per record, microseconds of the task thread's "
+                                "CPU (so a throttled TaskManager takes longer, as a slower machine would).",
+                                workloads=RECORD_WORKLOADS, ge=0, le=1_000_000)
+    stage_parallelism: int = option(4, "Tasks per stage (the seed: 5); the job needs this many slots.",
+                                    workloads=RECORD_WORKLOADS, gt=0, le=64)
+    balance_period_ms: int = option(5000, "latency-balance: monitor period (the seed: 5 s).", duration=True,
+                                    workloads=RECORD_WORKLOADS, gt=0)
+    balance_alpha: float = option(0.5, "latency-balance: aging rate α of Wt = α·T + (1 − α)·Wt (the seed: 0.5).",
+                                  workloads=RECORD_WORKLOADS, gt=0, le=1)
+    balance_threshold: float = option(1.2, "latency-balance: slow/fast latency ratio above which a pair shifts "
+                                      "traffic (the seed: 1.2).", workloads=RECORD_WORKLOADS, ge=1)
+    balance_unit: float = option(0.01, "latency-balance: share of an upstream task's traffic one adjustment moves "
+                                 "(the seed: 1 %).", workloads=RECORD_WORKLOADS, gt=0, le=1)
+
+
+WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions)

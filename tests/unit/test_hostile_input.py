@@ -70,7 +70,7 @@ def test_every_up_option_takes_every_special_value_cleanly(option):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans"]), option=st.sampled_from(BENCH_OPTIONS),
+@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation"]), option=st.sampled_from(BENCH_OPTIONS),
        value=HOSTILE)
 def test_every_bench_option_is_accepted_or_refused_in_one_line(workload, option, value):
     assert_clean(CliRunner().invoke(main, ["bench", workload, f"{option}={value}"]))
@@ -111,6 +111,7 @@ def test_every_sweep_key_is_accepted_or_refused_in_one_line(tmp_path_factory, ke
     (["bench", "ysb", "--delay", "lognormal:200ms:5"], "more than 10 minutes late"),
     (["bench", "ysb", "--k", "3"], "--k applies to the kmeans workload only, not ysb"),
     (["bench", "nyt", "--kmeans-iterations", "3"], "applies to the kmeans workload only"),
+    (["bench", "ysb", "--tail", "latency-balance"], "--tail applies to the exclamation workload only, not ysb"),
     (["bench", "ysb", "--rate=--5"], "Invalid value for '--rate': '--5' is not a valid integer"),
     (["bench", "ysb", "--rate", "²"], "Invalid value for '--rate': '²' is not a valid integer"),
     (["up", "--host", "not a host"], "--host 'not a host' is not an address of this machine"),

@@ -31,7 +31,7 @@ def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path
     generator = SimpleNamespace(stop=lambda: stopped.append("generator"))
     collector = SimpleNamespace(stop=lambda: stopped.append("collector"))
     config = SimpleNamespace(measures_accuracy=False)
-    plan = SimpleNamespace(all_topics=["t"])
+    plan = SimpleNamespace(all_topics=["t"], feedback_topic=None)
     spec = SimpleNamespace(bootstrap_servers="127.0.0.1:1", state_dir=tmp_path)
     problems = bench._teardown(spec, config, plan, None, tmp_path, "job", generator, collector, None)
     assert stopped == ["generator", "collector", "topics"]

@@ -10,7 +10,7 @@ import pytest
 from klinkctl import workloads
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import WORKLOADS, resolve
-from klinkctl.workloads import common, kmeans, lrb, nyt
+from klinkctl.workloads import common, exclamation, kmeans, lrb, nyt
 
 
 def test_every_configurable_workload_is_registered() -> None:
@@ -150,3 +150,27 @@ def test_bad_lrb_settings_are_one_line(overrides: dict, message: str) -> None:
     with pytest.raises(KlinkError, match=message) as error:
         resolve(None, overrides)
     assert "\n" not in str(error.value)
+
+
+def test_exclamation_job_config_carries_the_tail_technique_and_a_feedback_topic(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "exclamation", "tail": "latency-balance", "stage_cost_us": "150",
+                            "balance_period": "2s"})
+    plan = common.plan(config, "r1")
+    job = json.loads(exclamation.write_job_config(plan, config, "localhost:1", tmp_path).read_text())
+    assert (job["builder"], job["tail"], job["stages"], job["stageCostUs"], job["balancePeriodMs"]) == (
+        "io.klink.workloads.tail.ExclamationJob", "latency-balance", 3, 150, 2000)
+    assert job["feedbackTopic"] == "r1-feedback" and plan.harness_topics == ["r1-metrics", "r1-feedback"]
+    assert exclamation.generator_args(config) == ["--workload", "exclamation"]
+    assert workloads.get("exclamation").event_time(b"12345,mike,1700000000123") == 1700000000123
+
+
+def test_window_workloads_have_no_feedback_topic() -> None:
+    plan = common.plan(resolve(None, {"workload": "ysb"}), "r1")
+    assert plan.feedback_topic is None and plan.all_topics == ["r1-q00", "r1-metrics"]
+
+
+@pytest.mark.parametrize("option, value", [("tail", "hedging"), ("balance_alpha", "0"), ("balance_threshold", "0.9"),
+                                           ("stage_parallelism", "0"), ("balance_unit", "1.5")])
+def test_exclamation_refuses_settings_out_of_range(option: str, value: str) -> None:
+    with pytest.raises(KlinkError):
+        resolve(None, {"workload": "exclamation", option: value})

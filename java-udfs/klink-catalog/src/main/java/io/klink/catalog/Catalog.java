@@ -13,6 +13,7 @@ import io.klink.scheduler.policy.PolicyConfig;
 import io.klink.workloads.Workloads;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
+import io.klink.workloads.tail.Tails;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +52,7 @@ public final class Catalog {
                 "maxPackBytes", GeneratorArgs.MAX_PACK_BYTES,
                 "maxExpressways", LrbEventCodec.MAX_EXPRESSWAYS));
         c.put("kmeans", entry("plane", KmeansJob.PLANE));
+        c.put("tails", Tails.ALL.stream().map(t -> entry("name", t.name(), "description", t.description())).toList());
         return c;
     }
 

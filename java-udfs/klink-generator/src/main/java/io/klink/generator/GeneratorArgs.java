@@ -30,7 +30,7 @@ public final class GeneratorArgs {
             "                            is the thesis' Gamma(2, 0.5 ms))",
             "  --workload NAME           event schema: ysb (default), nyt (DEBS 2015 taxi trips, CSV), lrb (Linear Road",
             "                            position reports, CSV, 30 s x rate cars per topic), kmeans (drifting 2-D clusters,",
-            "                            CSV x,y,event_time)",
+            "                            CSV x,y,event_time), exclamation (CSV id,word,event_time: per-record latency)",
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --expressways N           lrb: expressways (1-" + LrbEventCodec.MAX_EXPRESSWAYS + ", default 1)",
             "  --accidents-per-minute X  lrb: accidents started per minute per topic (seeded; default 2)",
@@ -67,7 +67,7 @@ public final class GeneratorArgs {
             "--start-at-ms", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
-    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans");
+    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -334,6 +334,7 @@ public final class GeneratorArgs {
         return switch (workload) {
             case "nyt" -> data == null ? new NytEventCodec() : new NytReplayCodec(data);
             case "kmeans" -> new KmeansEventCodec();
+            case "exclamation" -> new ExclamationEventCodec();
             case "lrb" -> new LrbEventCodec(seed, ratePerTopic, expressways, accidentsPerMinute);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };

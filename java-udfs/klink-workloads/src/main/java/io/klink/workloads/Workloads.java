@@ -4,6 +4,7 @@ import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
 import io.klink.workloads.lrb.LrbJob;
 import io.klink.workloads.nyt.NytJob;
+import io.klink.workloads.tail.ExclamationJob;
 import io.klink.workloads.ysb.YsbJob;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -29,7 +30,8 @@ public final class Workloads {
             new Workload("ysb", YsbJob.class, YsbJob.Config.class),
             new Workload("nyt", NytJob.class, NytJob.Config.class),
             new Workload("lrb", LrbJob.class, LrbJob.Config.class),
-            new Workload("kmeans", KmeansJob.class, KmeansJob.Config.class));
+            new Workload("kmeans", KmeansJob.class, KmeansJob.Config.class),
+            new Workload("exclamation", ExclamationJob.class, ExclamationJob.Config.class));
 
     public static final List<String> NAMES = ALL.stream().map(Workload::name).toList();
 

@@ -108,18 +108,23 @@ public final class QueryPipelines {
     public static DataStream<Envelope> source(StreamExecutionEnvironment env, Run run, String queryId, String topic,
                                               DeserializationSchema<Envelope> deserializer) {
         String q = queryId + "/";
-        KafkaSource<Envelope> source = KafkaSource.<Envelope>builder()
+        WatermarkStrategy<Envelope> watermarks = WatermarkStrategy
+                .<Envelope>forBoundedOutOfOrderness(Duration.ofMillis(run.outOfOrdernessMs()))
+                .withTimestampAssigner((event, previous) -> event.timestamp);
+        return env.fromSource(kafkaSource(run, queryId, topic, deserializer), watermarks, q + "source")
+                .transform(q + "markers", ENVELOPES, new MarkerInjector(run.markerIntervalMs()));
+    }
+
+    /** The query's input topic, from its start, as {@code deserializer} reads it. */
+    public static <T> KafkaSource<T> kafkaSource(Run run, String queryId, String topic,
+                                                 DeserializationSchema<T> deserializer) {
+        return KafkaSource.<T>builder()
                 .setBootstrapServers(run.bootstrap())
                 .setTopics(topic)
                 .setGroupId(run.runId() + "-" + queryId)
                 .setStartingOffsets(OffsetsInitializer.earliest())
                 .setValueOnlyDeserializer(deserializer)
                 .build();
-        WatermarkStrategy<Envelope> watermarks = WatermarkStrategy
-                .<Envelope>forBoundedOutOfOrderness(Duration.ofMillis(run.outOfOrdernessMs()))
-                .withTimestampAssigner((event, previous) -> event.timestamp);
-        return env.fromSource(source, watermarks, q + "source")
-                .transform(q + "markers", ENVELOPES, new MarkerInjector(run.markerIntervalMs()));
     }
 
     /**
@@ -160,7 +165,8 @@ public final class QueryPipelines {
                 .sinkTo(metricsSink(run)).name(q + "metrics-sink");
     }
 
-    private static KafkaSink<String> metricsSink(Run run) {
+    /** The run's metrics topic, where klinkctl's collector reads every metric row. */
+    public static KafkaSink<String> metricsSink(Run run) {
         return KafkaSink.<String>builder()
                 .setBootstrapServers(run.bootstrap())
                 .setRecordSerializer(KafkaRecordSerializationSchema.builder()

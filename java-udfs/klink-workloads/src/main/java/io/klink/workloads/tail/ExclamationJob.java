@@ -1,0 +1,91 @@
+package io.klink.workloads.tail;
+
+import io.klink.workloads.common.QueryPipelines;
+import io.klink.workloads.common.QueryPipelines.Query;
+import java.io.IOException;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The seed's "exclamation" topology (tail-latency-storm-du-gupta.txt §5.1: a linear chain of operators connected
+ * by shuffle grouping, each appending "!"), measured per record. Per query:
+ * <pre>
+ *   Kafka source -> spout | stage-1 | ... | stage-N | key by id -> records (per-record latency) -> metrics sink
+ * </pre>
+ * The spout (chained to the source, one task) hands records on; each {@code |} is the technique's exchange
+ * ({@link Tails}); every stage has {@code stageParallelism} tasks and burns {@code stageCostUs} of CPU per
+ * record. The last exchange is by record id, so every copy of a record ends at one task, which keeps the first.
+ */
+public final class ExclamationJob {
+
+    /** How long the records task remembers an id to drop later copies of it. */
+    static final long DEDUP_HORIZON_MS = 60_000;
+
+    private ExclamationJob() {}
+
+    /**
+     * Configuration as the harness writes it (JSON; see klinkctl/workloads/exclamation.py). {@code windowMs} is
+     * every job config's key; this pipeline has no windows.
+     */
+    public record Config(long windowMs, int stages, long stageCostUs, int stageParallelism, String tail,
+                         String feedbackTopic, long balancePeriodMs, double balanceAlpha, double balanceThreshold,
+                         double balanceUnit) {
+
+        public Config {
+            if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || !Tails.NAMES.contains(tail)) {
+                throw new IllegalArgumentException("exclamation needs stages >= 1, stageCostUs >= 0, "
+                        + "stageParallelism >= 1 and tail one of " + Tails.NAMES);
+            }
+        }
+
+        boolean balanced() {
+            return Tails.LATENCY_BALANCE.equals(tail);
+        }
+    }
+
+    public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
+        QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
+        Config config = QueryPipelines.readConfig(configJson, Config.class);
+        Stage.Balancing balancing = config.balanced() ? new Stage.Balancing(run.bootstrap(), config.feedbackTopic(),
+                config.balancePeriodMs(), config.balanceAlpha(), config.balanceThreshold(), config.balanceUnit()) : null;
+        for (Query query : run.queries()) {
+            addQuery(env, run, config, balancing, query);
+        }
+    }
+
+    private static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config,
+                                 Stage.Balancing balancing, Query query) {
+        String q = query.id() + "/";
+        DataStream<TailRecord> records = env.fromSource(QueryPipelines.kafkaSource(run, query.id(), query.topic(),
+                        new TailRecordDeserializer()), WatermarkStrategy.noWatermarks(), q + "source")
+                .map(new Stage(0, "", balancing, null, balancedName(config, q, 1), config.stageParallelism()),
+                        TailRecordDeserializer.RECORDS)
+                .name(q + "spout");
+        for (int k = 1; k <= config.stages(); k++) {
+            String next = k < config.stages() ? balancedName(config, q, k + 1) : null;
+            records = exchange(records, config)
+                    .map(new Stage(config.stageCostUs(), "!", balancing, balancedName(config, q, k), next,
+                            config.stageParallelism()), TailRecordDeserializer.RECORDS)
+                    .name(q + "stage-" + k).setParallelism(config.stageParallelism());
+        }
+        records.keyBy(r -> r.id, Types.LONG)
+                .transform(q + "records", Types.STRING, new RecordLatencySink(query.id(), DEDUP_HORIZON_MS))
+                .setParallelism(config.stageParallelism())
+                .sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink").setParallelism(config.stageParallelism());
+    }
+
+    /** Stage k's name on the feedback channel when the exchange into it is balanced, else null. */
+    private static String balancedName(Config config, String q, int k) {
+        return config.balanced() ? q + "stage-" + k : null;
+    }
+
+    private static DataStream<TailRecord> exchange(DataStream<TailRecord> in, Config config) {
+        return switch (config.tail()) {
+            case Tails.RESCALE -> in.rescale();
+            case Tails.LATENCY_BALANCE -> in.partitionCustom(new Routes(), r -> r.route);
+            default -> in.rebalance();
+        };
+    }
+}

@@ -1,0 +1,126 @@
+package io.klink.workloads.tail;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.Locale;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+
+/**
+ * One operator of a per-record-latency pipeline: burns its per-record CPU cost, and takes part in latency-based
+ * balancing on either side of an exchange. Downstream of a balanced exchange it measures its own latency T
+ * (from the upstream hand-over to the end of its work: network, queueing and service) and states its mean every
+ * period on the {@link Feedback} channel; upstream of one it runs {@link LatencyBalance} on what its downstream
+ * tasks stated and writes each record's route, which {@link Routes} follows.
+ */
+public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
+
+    /** The balancer's settings; {@code unit}: the share of this task's traffic one adjustment moves. */
+    public record Balancing(String bootstrap, String topic, long periodMs, double alpha, double threshold,
+                            double unit) implements Serializable {}
+
+    private final long costMicros;
+    private final String suffix;
+    private final Balancing balancing;
+    private final String reportAs;
+    private final String balanceTo;
+    private final int downstream;
+
+    private transient Feedback feedback;
+    private transient String self;
+    private transient long periodStartMs;
+    private transient long sumMicros;
+    private transient long count;
+    private transient long stated;
+    private transient LatencyBalance balance;
+    private transient long[] lastSeen;
+    private transient long sink;
+
+    /**
+     * {@code reportAs}: this operator's name on the channel when the exchange into it is balanced (else null);
+     * {@code balanceTo}: the next operator's name when the exchange out of it is balanced (else null), which
+     * has {@code downstream} tasks.
+     */
+    public Stage(long costMicros, String suffix, Balancing balancing, String reportAs, String balanceTo,
+                 int downstream) {
+        this.costMicros = costMicros;
+        this.suffix = suffix;
+        this.balancing = balancing;
+        this.reportAs = reportAs;
+        this.balanceTo = balanceTo;
+        this.downstream = downstream;
+    }
+
+    @Override
+    public void open(OpenContext context) {
+        if (balancing != null && (reportAs != null || balanceTo != null)) {
+            feedback = Feedback.join(balancing.bootstrap(), balancing.topic());
+            int index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            self = (reportAs != null ? reportAs : "upstream") + "/" + index;
+            periodStartMs = System.currentTimeMillis();
+        }
+        if (balanceTo != null) {
+            balance = new LatencyBalance(downstream, balancing.alpha(), balancing.threshold(), balancing.unit());
+            lastSeen = new long[downstream];
+            Arrays.fill(lastSeen, -1);
+        }
+    }
+
+    @Override
+    public TailRecord map(TailRecord r) {
+        sink ^= CpuWork.burn(costMicros);
+        r.payload = r.payload + suffix;
+        long now = Feedback.nowMicros();
+        if (feedback != null) {
+            sumMicros += Math.max(0, now - r.handedOnUs);
+            count++;
+            if (now / 1000 - periodStartMs >= balancing.periodMs()) {
+                endPeriod(now / 1000);
+            }
+        }
+        if (balance != null) {
+            r.route = balance.next();
+        }
+        r.handedOnUs = now;
+        return r;
+    }
+
+    private void endPeriod(long nowMs) {
+        if (reportAs != null && count > 0) {
+            feedback.publish(self, String.format(Locale.ROOT, "%d,%.1f,%d", ++stated, (double) sumMicros / count, count));
+        }
+        if (balance != null) {
+            balance.adjust(downstreamLatencies());
+            feedback.publish("shares/" + balanceTo + "/from/" + self, nowMs + "," + Arrays.toString(balance.shares()));
+        }
+        periodStartMs = nowMs;
+        sumMicros = count = 0;
+    }
+
+    /** T_j of every downstream task stated since the last period, NaN for tasks that stated nothing new. */
+    private double[] downstreamLatencies() {
+        double[] t = new double[downstream];
+        Arrays.fill(t, Double.NaN);
+        for (int j = 0; j < downstream; j++) {
+            String value = feedback.latest(balanceTo + "/" + j);
+            if (value != null) {
+                String[] parts = value.split(",");
+                long sequence = Long.parseLong(parts[0]);
+                if (sequence != lastSeen[j]) {
+                    lastSeen[j] = sequence;
+                    t[j] = Double.parseDouble(parts[1]);
+                }
+            }
+        }
+        return t;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (feedback != null) {
+            feedback.leave();
+            feedback = null;
+        }
+        super.close();
+    }
+}

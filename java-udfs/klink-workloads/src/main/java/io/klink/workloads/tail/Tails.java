@@ -1,0 +1,25 @@
+package io.klink.workloads.tail;
+
+import java.util.List;
+
+/**
+ * The tail-latency techniques and baselines a per-record-latency pipeline runs with ({@code klinkctl bench
+ * --tail}), each the exchange between its stages: the one declaration the catalog and klinkctl read.
+ */
+public final class Tails {
+
+    public record Tail(String name, String description) {}
+
+    public static final String NONE = "none";
+    public static final String RESCALE = "rescale";
+    public static final String LATENCY_BALANCE = "latency-balance";
+
+    public static final List<Tail> ALL = List.of(
+            new Tail(NONE, "Flink's rebalance (round robin over every downstream task): the baseline"),
+            new Tail(RESCALE, "Flink's rescale (round robin over a local subset of downstream tasks)"),
+            new Tail(LATENCY_BALANCE, "latency-based load balancing, Du & Gupta Algorithm 2"));
+
+    public static final List<String> NAMES = ALL.stream().map(Tail::name).toList();
+
+    private Tails() {}
+}

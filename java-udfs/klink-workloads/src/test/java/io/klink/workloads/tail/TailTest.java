@@ -1,0 +1,145 @@
+package io.klink.workloads.tail;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
+import org.apache.flink.util.Collector;
+import org.junit.jupiter.api.Test;
+
+class TailTest {
+
+    private static final double EPS = 1e-9;
+
+    @Test
+    void equalLatenciesMoveNoTraffic() {
+        LatencyBalance b = new LatencyBalance(4, 0.5, 1.2, 0.01);
+        b.adjust(new double[] {10, 11, 10.5, 11.9});
+        assertArrayEquals(new double[] {0.25, 0.25, 0.25, 0.25}, b.shares(), EPS);
+    }
+
+    @Test
+    void theSlowestTaskGivesOneUnitToTheFastestPerPeriod() {
+        LatencyBalance b = new LatencyBalance(4, 0.5, 1.2, 0.01);
+        b.adjust(new double[] {10, 30, 10.5, 11});
+        // pairs (fastest 0, slowest 1): 30/10 > 1.2 moves; (10.5, 11): within 1.2, so the loop stops (line 13)
+        assertArrayEquals(new double[] {0.26, 0.24, 0.25, 0.25}, b.shares(), EPS);
+        b.adjust(new double[] {10, 30, 10.5, 11});
+        assertArrayEquals(new double[] {0.27, 0.23, 0.25, 0.25}, b.shares(), EPS);
+    }
+
+    @Test
+    void latenciesAreAgedWithAlpha() {
+        LatencyBalance b = new LatencyBalance(2, 0.5, 1.2, 0.01);
+        b.adjust(new double[] {10, 30});  // Wt = 10, 30: moves
+        b.adjust(new double[] {10, 10});  // Wt1 = 0.5·10 + 0.5·30 = 20 > 1.2·10: moves again
+        b.adjust(new double[] {10, 10});  // Wt1 = 15 > 12: moves
+        b.adjust(new double[] {10, 10});  // Wt1 = 12.5 > 12: moves
+        b.adjust(new double[] {10, 10});  // Wt1 = 11.25: stops
+        assertArrayEquals(new double[] {0.54, 0.46}, b.shares(), EPS);
+    }
+
+    @Test
+    void tasksThatStatedNothingKeepTheirAgedLatencyAndUnmeasuredOnesAreLeftOut() {
+        LatencyBalance b = new LatencyBalance(3, 0.5, 1.2, 0.01);
+        b.adjust(new double[] {Double.NaN, 30, 10});
+        assertArrayEquals(new double[] {1.0 / 3, 1.0 / 3 - 0.01, 1.0 / 3 + 0.01}, b.shares(), EPS);
+        b.adjust(new double[] {Double.NaN, Double.NaN, Double.NaN});
+        assertArrayEquals(new double[] {1.0 / 3, 1.0 / 3 - 0.02, 1.0 / 3 + 0.02}, b.shares(), EPS);
+    }
+
+    @Test
+    void recordsFollowTheSharesExactly() {
+        LatencyBalance b = new LatencyBalance(2, 0.5, 1.2, 0.25);
+        b.adjust(new double[] {10, 100});  // one unit of 0.25 moves: 0.75, 0.25
+        int[] sent = new int[2];
+        for (int i = 0; i < 400; i++) {
+            sent[b.next()]++;
+        }
+        assertArrayEquals(new int[] {300, 100}, sent);
+    }
+
+    @Test
+    void refusesSettingsOutOfRange() {
+        assertThrows(IllegalArgumentException.class, () -> new LatencyBalance(2, 0, 1.2, 0.01));
+        assertThrows(IllegalArgumentException.class, () -> new LatencyBalance(2, 0.5, 0.9, 0.01));
+        assertThrows(IllegalArgumentException.class, () -> new LatencyBalance(0, 0.5, 1.2, 0.01));
+    }
+
+    @Test
+    void laterCopiesAreDroppedUntilTheHorizon() {
+        RecordLatencySink.SeenIds seen = new RecordLatencySink.SeenIds(60_000);
+        assertTrue(seen.firstCopy(7, 1_000));
+        assertFalse(seen.firstCopy(7, 1_000));
+        assertTrue(seen.firstCopy(8, 1_000));
+        assertTrue(seen.firstCopy(9, 70_000));  // 1 000 is now past the horizon: forgotten
+        assertEquals(1, seen.remembered());
+    }
+
+    @Test
+    void theMetricRowCarriesADecodableHistogram() throws DataFormatException {
+        Histogram h = new Histogram(RecordLatencySink.HIGHEST_MICROS, RecordLatencySink.DIGITS);
+        for (int v = 1; v <= 1000; v++) {
+            h.recordValue(v * 1000L);
+        }
+        String row = RecordLatencySink.row("q00", 2, 1000, 2000, h, 3);
+        assertTrue(row.startsWith("{\"type\":\"records\",\"query\":\"q00\",\"subtask\":2,\"start_ms\":1000,"
+                + "\"end_ms\":2000,\"count\":1000,\"duplicates\":3,\"histogram\":\""), row);
+        byte[] bytes = Base64.getDecoder().decode(RecordLatencySink.encode(h));
+        Histogram back = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(bytes), 0);
+        assertEquals(1000, back.getTotalCount());
+        assertEquals(990_000, back.getValueAtPercentile(99), 990);
+    }
+
+    @Test
+    void readsPackedLinesAndSkipsProgressRecords() throws IOException {
+        List<TailRecord> out = new ArrayList<>();
+        new TailRecordDeserializer().deserialize("5,mike,1000\n#progress,2000\n6,golda,1001".getBytes(
+                StandardCharsets.US_ASCII), collector(out));
+        assertEquals(2, out.size());
+        assertEquals(6, out.get(1).id);
+        assertEquals(1001, out.get(1).createdMs);
+        assertEquals("golda", out.get(1).payload);
+        assertThrows(IOException.class, () -> TailRecordDeserializer.parse("x,mike,1000"));
+        assertThrows(IOException.class, () -> TailRecordDeserializer.parse("1000"));
+    }
+
+    @Test
+    void aReplayedCopyIsANewRecordWithTheSameId() {
+        TailRecord r = new TailRecord(5, 1000, "mike");
+        TailRecord copy = r.replayed();
+        assertEquals(5, copy.id);
+        assertEquals(1, copy.copy);
+        assertEquals(0, r.copy);
+    }
+
+    @Test
+    void cpuWorkTakesAtLeastItsCpuTime() {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadCpuTime();
+        CpuWork.burn(2000);
+        assertTrue(threads.getCurrentThreadCpuTime() - before >= 2_000_000);
+    }
+
+    private static Collector<TailRecord> collector(List<TailRecord> out) {
+        return new Collector<>() {
+            @Override
+            public void collect(TailRecord record) {
+                out.add(record);
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+}

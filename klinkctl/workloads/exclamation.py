@@ -1,0 +1,42 @@
+"""Exclamation: the tail-latency seed's linear topology (tail-latency-storm-du-gupta.txt §5.1), measured per record.
+
+Records `id,word,event_time` go through a spout and `--stages` CPU-costed stages, each behind the `--tail`
+exchange, to a task that keeps the first copy of each id and records its end-to-end latency in an HdrHistogram
+(io.klink.workloads.tail.ExclamationJob). There are no windows: the run's figures are per-record percentiles
+(record-latency.csv). Latency-based balancing talks over the run's feedback topic, kept as feedback.csv.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from klinkctl import kafka_io
+from klinkctl.run.config import RunSpec
+from klinkctl.workloads import common
+
+JAVA_BUILDER = "io.klink.workloads.tail.ExclamationJob"
+event_time = common.last_column_event_time  # id,word,event_time
+exact_results = None
+window_errors = None
+
+
+def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
+    return common.write_job_config(run_dir, common.job_config(
+        plan_, config, bootstrap, JAVA_BUILDER, stages=config.stages, stageCostUs=config.stage_cost_us,
+        stageParallelism=config.stage_parallelism, tail=config.tail, feedbackTopic=plan_.feedback_topic,
+        balancePeriodMs=config.balance_period_ms, balanceAlpha=config.balance_alpha,
+        balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit))
+
+
+def generator_args(config: RunSpec) -> list[str]:
+    return ["--workload", "exclamation"]
+
+
+def write_feedback(bootstrap: str, plan_: common.Plan, run_dir: Path) -> None:
+    """feedback.csv: time_ms, key, value of every statement on the feedback channel (the stages' latencies, the
+    balancers' shares), in the order Kafka kept them."""
+    rows = [(m.timestamp()[1], (m.key() or b"").decode(), (m.value() or b"").decode())
+            for m in kafka_io.topic_messages(bootstrap, plan_.feedback_topic)]
+    pd.DataFrame(rows, columns=["time_ms", "key", "value"]).to_csv(run_dir / "feedback.csv", index=False)
