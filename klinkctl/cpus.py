@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 from klinkctl.errors import KlinkError
@@ -46,16 +47,34 @@ SELF_CGROUP = Path("/proc/self/cgroup")
 QUOTA_PERIOD_US = 10_000
 
 
-def cpu_quota_group(name: str, cores: float, option: str, delegated: Path | None = None) -> Path:
+def cpu_quota_group(name: str, cores: float | None, option: str, delegated: Path | None = None) -> Path:
     """A cgroup whose processes together may use `cores` cores' worth of CPU time (CFS bandwidth control,
-    cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`); returns its `cgroup.procs` file. The group is made inside
-    `delegated` (a cgroup this user may write, --tm-cgroup) or else at the top of the hierarchy (root)."""
+    cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`; None: no cap of its own); returns its `cgroup.procs` file. The
+    group is made inside `delegated` (a cgroup this user may write, --tm-cgroup) or else at the top of the
+    hierarchy (root)."""
     parent = delegated or root_parent()
-    version = quota_version(parent, option, delegated is not None)
-    group = parent / name
+    return _make_group(parent / name, quota_version(parent, option, delegated is not None), cores, option, delegated)
+
+
+def cpu_quota_subgroup(procs: Path, name: str, cores: float | None, option: str,
+                       delegated: Path | None = None) -> Path:
+    """A group inside the one cpu_quota_group made (its `cgroup.procs` given) with a quota of its own (None:
+    only the outer one's); returns its `cgroup.procs`. The kernel enforces both: its processes get at most its
+    quota, and together with the outer group's other processes at most the outer quota. On cgroup v2 the outer
+    group must then hold no processes itself (only subgroups), and lets its children use the cpu controller."""
+    outer = procs.parent
+    version = "v2" if (outer / "cgroup.controllers").is_file() else "v1"
+    return _make_group(outer / name, version, cores, option, delegated, enable_in=outer if version == "v2" else None)
+
+
+def _make_group(group: Path, version: str, cores: float | None, option: str, delegated: Path | None,
+                enable_in: Path | None = None) -> Path:
+    quota_us = None if cores is None else max(1000, round(cores * QUOTA_PERIOD_US))
     try:
+        if enable_in is not None and "cpu" not in (enable_in / "cgroup.subtree_control").read_text().split():
+            (enable_in / "cgroup.subtree_control").write_text("+cpu\n")
         group.mkdir(exist_ok=True)
-        for file, value in quota_settings(version, max(1000, round(cores * QUOTA_PERIOD_US))).items():
+        for file, value in quota_settings(version, quota_us).items():
             (group / file).write_text(value)
     except PermissionError as error:
         if delegated is None:
@@ -88,11 +107,12 @@ def quota_version(parent: Path, option: str, delegated: bool) -> str:
                      f"does not offer; use --tm-cpus to pin cores instead")
 
 
-def quota_settings(version: str, quota_us: int) -> dict[str, str]:
-    """The files that give a group its CPU quota, and what to write to them, in order."""
+def quota_settings(version: str, quota_us: int | None) -> dict[str, str]:
+    """The files that give a group its CPU quota (None: none), and what to write to them, in order."""
     if version == "v2":
-        return {"cpu.max": f"{quota_us} {QUOTA_PERIOD_US}\n"}
-    return {"cpu.cfs_period_us": f"{QUOTA_PERIOD_US}\n", "cpu.cfs_quota_us": f"{quota_us}\n"}
+        return {"cpu.max": f"{'max' if quota_us is None else quota_us} {QUOTA_PERIOD_US}\n"}
+    quota = -1 if quota_us is None else quota_us
+    return {"cpu.cfs_period_us": f"{QUOTA_PERIOD_US}\n", "cpu.cfs_quota_us": f"{quota}\n"}
 
 
 def check_delegated(delegated: Path, name: str) -> None:
@@ -136,14 +156,16 @@ def user_name() -> str:
         return str(os.geteuid())
 
 
-def release_cpu_quota_group(name: str, delegated: Path | None = None) -> None:
-    """Removes the group once its processes are gone (best effort: a group still in use stays)."""
+def release_cpu_quota_group(name: str, delegated: Path | None = None, subgroups: Iterable[str] = ()) -> None:
+    """Removes the group, and first the given subgroups of it (cpu_quota_subgroup's), once their processes are
+    gone (best effort: a group still in use stays). Nothing else: only groups klinkctl made are named."""
     candidates = [delegated / name] if delegated else [CGROUP_ROOT / name, CGROUP_ROOT / "cpu" / name]
     for group in candidates:
-        try:
-            group.rmdir()
-        except OSError:
-            pass
+        for path in [*(group / sub for sub in subgroups), group]:
+            try:
+                path.rmdir()
+            except OSError:
+                pass
 
 
 def in_group(argv: list[str], procs: Path | None) -> list[str]:

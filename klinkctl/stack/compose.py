@@ -26,7 +26,7 @@ from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBacke
 from klinkctl.stack.docker_engine import (SERVICE_LABEL, container_status, docker_client, require_compose_cli,
                                           status_order)
 from klinkctl.stack.ports import ensure_free
-from klinkctl.stack.spec import StackSpec
+from klinkctl.stack.spec import StackSpec, option_name
 from klinkctl.files import write_json
 
 if TYPE_CHECKING:
@@ -121,6 +121,18 @@ def compose_command(
     raise ValueError(f"unknown compose action {action!r}")
 
 
+#: Options only the local backend honours: compose scales one taskmanager service, whose replicas it cannot tell
+#: apart (no per-TaskManager cgroup, nowhere to start a hog beside one).
+LOCAL_ONLY = ("taskmanager_quotas", "taskmanager_interference")
+
+
+def refuse_local_only(spec: StackSpec) -> None:
+    given = [option_name(name) for name in LOCAL_ONLY if getattr(spec, name)]
+    if given:
+        raise KlinkError(f"{' and '.join(given)}: the compose backend cannot set TaskManagers apart; "
+                         "use --backend local")
+
+
 def flink_taskmanagers(rest_url: str, timeout_s: float = 2.0) -> int | None:
     """TaskManagers registered according to Flink's REST /overview; None while it does not answer."""
     try:
@@ -164,6 +176,7 @@ class ComposeBackend(StackBackend):
     # -- the StackBackend interface -------------------------------------------------------------
 
     def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
+        refuse_local_only(spec)
         client = docker_client()  # first: without an engine nothing is checked, written or started
         require_compose_cli()
         if spec.host != "127.0.0.1":

@@ -9,6 +9,7 @@ import shutil
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -16,9 +17,9 @@ import yaml
 from klinkctl import privileges
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
-from klinkctl.cpus import cpu_quota_group, in_group, pinned
+from klinkctl.cpus import cpu_quota_group, cpu_quota_subgroup, in_group, pinned, release_cpu_quota_group
 from klinkctl.stack.processes import ManagedProcess, spawn
-from klinkctl.stack.spec import StackSpec
+from klinkctl.stack.spec import StackSpec, taskmanager_name
 
 
 def flink_home() -> Path:
@@ -160,11 +161,10 @@ def script_env(spec: StackSpec, log_dir: Path) -> dict[str, str]:
 
 
 def _start(spec: StackSpec, component: str, script: str, extra_args: list[str], port: int | None,
-           cpus: str = "", cgroup_procs: Path | None = None) -> ManagedProcess:
+           confine: Callable[[list[str]], list[str]] = list) -> ManagedProcess:
     log_dir = component_log_dir(spec, component)
     log_dir.mkdir(parents=True, exist_ok=True)
-    argv = pinned(in_group(["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args],
-                           cgroup_procs), cpus, "--tm-cpus")
+    argv = confine(["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args])
     # start-foreground execs the JVM, so the pid we record is the JobManager/TaskManager itself.
     return spawn(component, argv, script_env(spec, log_dir), log_dir / "launcher.out", port)
 
@@ -174,11 +174,37 @@ def start_jobmanager(spec: StackSpec) -> ManagedProcess:
 
 
 def start_taskmanager(spec: StackSpec, index: int) -> ManagedProcess:
-    name = f"taskmanager-{index}"
-    quota = (cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, "--tm-cpu-quota",
-                             spec.delegated_cgroup) if spec.taskmanager_cpu_quota else None)
+    name = taskmanager_name(index)
     return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None,
-                  spec.taskmanager_cpus, quota)
+                  lambda argv: as_taskmanager(spec, index, argv))
+
+
+def as_taskmanager(spec: StackSpec, index: int, argv: list[str]) -> list[str]:
+    """argv run where TaskManager `index` runs: in its cgroup (if any), on its --tm-cpus cores (if pinned)."""
+    return pinned(in_group(argv, taskmanager_group(spec, index)), spec.taskmanager_cpus, "--tm-cpus")
+
+
+def taskmanager_group(spec: StackSpec, index: int) -> Path | None:
+    """The `cgroup.procs` of the group TaskManager `index` runs in, None if it runs in none.
+
+    --tm-cpu-quota alone: all TaskManagers share one group with that cap. With --tm-quota each TaskManager has a
+    group of its own (capped by --tm-quota or not at all), *nested* in that shared group (which then has no cap
+    of its own unless --tm-cpu-quota gives one) rather than beside it: so --tm-cpu-quota still caps all
+    TaskManagers together, whatever their own caps (a sibling group would escape it), cgroup v2's rule that a
+    group with subgroups holds no processes is kept, and `down` finds every group under one name."""
+    option = "--tm-cpu-quota" if spec.taskmanager_cpu_quota else "--tm-quota"
+    if not spec.taskmanager_subgroups:
+        return (cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, option, spec.delegated_cgroup)
+                if spec.taskmanager_cpu_quota else None)
+    outer = cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota or None, option,
+                            spec.delegated_cgroup)
+    return cpu_quota_subgroup(outer, taskmanager_name(index), spec.quota_of.get(index), "--tm-quota",
+                              spec.delegated_cgroup)
+
+
+def release_taskmanager_groups(spec: StackSpec) -> None:
+    """Removes the groups taskmanager_group made (once their processes are gone), and no others."""
+    release_cpu_quota_group(spec.taskmanager_cgroup, spec.delegated_cgroup, spec.taskmanager_subgroups)
 
 
 def component_log(spec: StackSpec, component: str) -> Path:

@@ -9,11 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from klinkctl import artifacts, prereqs
-from klinkctl.cpus import release_cpu_quota_group
 from klinkctl.errors import ComponentFailed, KlinkError
 from klinkctl.generator import RUNNING_FILE as GENERATOR_RUNNING_FILE
 from klinkctl.locks import STACK_LOCK
-from klinkctl.stack import flink, kafka
+from klinkctl.stack import flink, interference, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
 from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.processes import ManagedProcess, is_running, resource_usage, stop
@@ -27,6 +26,8 @@ OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LO
 MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0
 FLINK_READY_TIMEOUT_S = 90.0
+#: A hog that has run this long has parsed its arguments and entered its cgroup: it is up.
+HOG_SETTLE_S = 0.5
 
 
 class LocalBackend(StackBackend):
@@ -66,7 +67,7 @@ class LocalBackend(StackBackend):
         except BaseException:
             progress("start failed: stopping what was started")
             self._stop_all(started)
-            release_cpu_quota_group(spec.taskmanager_cgroup, spec.delegated_cgroup)
+            flink.release_taskmanager_groups(spec)
             self.record_path.unlink(missing_ok=True)
             raise
         return True
@@ -111,6 +112,10 @@ class LocalBackend(StackBackend):
         _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers,
               everything, FLINK_READY_TIMEOUT_S, progress,
               f"waiting for {spec.taskmanagers} TaskManager(s) to register")
+        if spec.hog_of:  # once Flink is up, so that they do not slow its start
+            hogs = [launch(hog) for hog in interference.start_hogs(spec)]
+            _wait(spec, hogs[0].name, lambda: time.time() - max(h.create_time for h in hogs) > HOG_SETTLE_S,
+                  [*everything, *hogs], HOG_SETTLE_S + 10, progress, "starting the CPU hog(s) (--tm-interference)")
 
     # --- down --------------------------------------------------------------------------------
     def down(self, purge: bool = False, progress: Progress = no_progress) -> list[str]:
@@ -118,7 +123,7 @@ class LocalBackend(StackBackend):
         stopped: list[str] = []
         if loaded is not None:
             stopped = self._stop_all(loaded[1], progress)
-            release_cpu_quota_group(loaded[0].taskmanager_cgroup, loaded[0].delegated_cgroup)
+            flink.release_taskmanager_groups(loaded[0])
             self.record_path.unlink(missing_ok=True)
         if purge:
             self._purge()
@@ -180,8 +185,8 @@ class LocalBackend(StackBackend):
             return ComponentStatus(component.name, False, component.pid, component.port,
                                    detail=f"log: {component.log_file}")
         rss, uptime = usage
-        return ComponentStatus(component.name, True, component.pid, component.port, rss, uptime,
-                               detail=_agent_detail(spec, component))
+        detail = interference.describe(spec, component.name) or _agent_detail(spec, component)
+        return ComponentStatus(component.name, True, component.pid, component.port, rss, uptime, detail=detail)
 
     def endpoints(self) -> Endpoints:
         spec = self.recorded_spec() or StackSpec(state_dir=self.state_dir)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import math
 import os
 import re
 import socket
@@ -19,7 +20,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from klinkctl.cpus import check_delegated, parse_cpu_list
+from klinkctl.cpus import QUOTA_PERIOD_US, check_delegated, parse_cpu_list
 from klinkctl.errors import KlinkError
 from klinkctl.options import Section, declared, one_line, option
 
@@ -27,6 +28,8 @@ MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
 PORT = {"ge": 1, "le": 65535}
 #: from_dict's validation context: a recorded spec's machine was checked when the spec was made.
 RECORDED = {"recorded": True}
+#: The smallest CPU quota the kernel sets (1 ms of CPU time per period), in cores for klinkctl's 10 ms period.
+MIN_QUOTA = 1000 / QUOTA_PERIOD_US
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,17 @@ class StackSpec(Section):
                                           "e.g. 0.4 (cgroup CPU bandwidth; root, or --tm-cgroup): overloads Flink at "
                                           "rates the generator and Kafka keep easily on a small machine. [0 = no cap]",
                                           cli="tm-cpu-quota", ge=0)
-    taskmanager_cgroup_parent: str = option("", "Make the --tm-cpu-quota group inside this cgroup directory, "
+    taskmanager_quotas: str = option("", "Cap single TaskManagers' CPU time, each in a cgroup of its own: "
+                                     "NUMBER=CORES,... e.g. 2=0.5 caps taskmanager-2 at half a core (at least 0.1; "
+                                     "cgroup CPU bandwidth, 10 ms period; root, or --tm-cgroup). Inside the "
+                                     "--tm-cpu-quota group, which still caps them all together. [no cap]",
+                                     cli="tm-quota")
+    taskmanager_interference: str = option("", "Start a CPU hog beside single TaskManagers: NUMBER=FRACTION,... "
+                                           "e.g. 2=0.5 busy-loops half of every 10 ms on one core, in "
+                                           "taskmanager-2's cgroup and on its --tm-cpus cores: a noisy neighbour "
+                                           "on that worker. Fraction in (0, 1]. [none]", cli="tm-interference")
+    taskmanager_cgroup_parent: str = option("", "Make the --tm-cpu-quota/--tm-quota groups inside this cgroup "
+                                            "directory, "
                                             "delegated to you (e.g. `sudo mkdir /sys/fs/cgroup/cpu/lab && sudo chown "
                                             "-R $USER /sys/fs/cgroup/cpu/lab`), so no root is needed; `down` removes "
                                             "only that group. [the hierarchy's root]", cli="tm-cgroup")
@@ -68,6 +81,13 @@ class StackSpec(Section):
         """A StackSpec from field values (users'), any problem one KlinkError line naming the option to fix."""
         with _one_line_errors():
             return cls(**values)
+
+    @field_validator("taskmanager_quotas", "taskmanager_interference")
+    @classmethod
+    def _per_taskmanager(cls, text: str, info: ValidationInfo) -> str:
+        """Checked and written one way (`2=0.5,3=0.25`, by TaskManager), as the record and config.yaml show it."""
+        values = per_taskmanager(text, option_name(info.field_name))
+        return ",".join(f"{index}={value}" for index, value in sorted(values.items()))
 
     @field_validator("taskmanager_cgroup_parent")
     @classmethod
@@ -88,8 +108,10 @@ class StackSpec(Section):
         for name in ("jobmanager_memory", "taskmanager_memory", "kafka_heap"):
             if not MEMORY_SIZE.match(getattr(self, name)):
                 raise KlinkError(f"{option_name(name)} must look like 1024m or 2g, got {getattr(self, name)!r}")
-        if self.taskmanager_cgroup_parent and not self.taskmanager_cpu_quota:
-            raise KlinkError("--tm-cgroup names where the --tm-cpu-quota group goes; give --tm-cpu-quota too")
+        if self.taskmanager_cgroup_parent and not (self.taskmanager_cpu_quota or self.taskmanager_quotas):
+            raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
+                             "give one of them too")
+        self._check_per_taskmanager()
         seen: dict[int, PortSpec] = {}
         for port in self.ports():
             if port.port in seen:
@@ -98,12 +120,33 @@ class StackSpec(Section):
                 )
             seen[port.port] = port
 
+    def _check_per_taskmanager(self) -> None:
+        for name, values in (("taskmanager_quotas", self.quota_of), ("taskmanager_interference", self.hog_of)):
+            for index in values:
+                if not 1 <= index <= self.taskmanagers:
+                    raise KlinkError(f"{option_name(name)} names taskmanager-{index}, but there are taskmanager-1.."
+                                     f"{self.taskmanagers} (--taskmanagers {self.taskmanagers})")
+        for index, cores in self.quota_of.items():
+            if cores < MIN_QUOTA:
+                raise KlinkError(_quota_range(index, cores))
+            if self.taskmanager_cpu_quota and cores > self.taskmanager_cpu_quota:
+                raise KlinkError(f"--tm-quota {index}={cores:g} is more than --tm-cpu-quota "
+                                 f"{self.taskmanager_cpu_quota:g}, which caps all TaskManagers together and "
+                                 f"holds their own groups; give at most {self.taskmanager_cpu_quota:g}")
+        for index, fraction in self.hog_of.items():
+            if not 0 < fraction <= 1:
+                raise KlinkError(f"--tm-interference {index}={fraction:g}: the hog's share of one core must be "
+                                 f"more than 0 and at most 1")
+
     def _check_machine(self) -> None:
         if self.taskmanager_cpus:
             parse_cpu_list(self.taskmanager_cpus, "--tm-cpus")
         if self.taskmanager_cpu_quota > (os.cpu_count() or 1):
             raise KlinkError(f"--tm-cpu-quota must be between 0 (no cap) and this machine's {os.cpu_count()} "
                              f"cores, got {self.taskmanager_cpu_quota}")
+        for index, cores in self.quota_of.items():
+            if cores > (os.cpu_count() or 1):
+                raise KlinkError(_quota_range(index, cores))
         if self.delegated_cgroup:
             check_delegated(self.delegated_cgroup, self.taskmanager_cgroup)
         self.exposure()  # an address that does not resolve is refused here, before anything starts
@@ -112,6 +155,22 @@ class StackSpec(Section):
     def taskmanager_cgroup(self) -> str:
         """The cgroup that caps the TaskManagers' CPU time (--tm-cpu-quota), one per state dir."""
         return "klink-" + hashlib.sha1(str(self.state_dir).encode()).hexdigest()[:10] + "-taskmanagers"
+
+    @property
+    def quota_of(self) -> dict[int, float]:
+        """--tm-quota: cores by TaskManager number, for those that have a cap of their own."""
+        return per_taskmanager(self.taskmanager_quotas, "--tm-quota")
+
+    @property
+    def hog_of(self) -> dict[int, float]:
+        """--tm-interference: the hog's fraction of one core by TaskManager number."""
+        return per_taskmanager(self.taskmanager_interference, "--tm-interference")
+
+    @property
+    def taskmanager_subgroups(self) -> list[str]:
+        """With --tm-quota every TaskManager runs in a group of its own, named after it, inside
+        taskmanager_cgroup (empty without: then they share that group, if --tm-cpu-quota makes it)."""
+        return [taskmanager_name(i) for i in range(1, self.taskmanagers + 1)] if self.taskmanager_quotas else []
 
     @property
     def delegated_cgroup(self) -> Path | None:
@@ -161,6 +220,33 @@ _PORT_FIELDS = (("Kafka broker", "kafka_port"), ("Kafka controller", "kafka_cont
 def option_name(field: str) -> str:
     """The option users write for a StackSpec field, as messages name it: `--rpc-port` for jobmanager_rpc_port."""
     return next(f"--{o.cli}" for o in STACK_OPTIONS if o.name == field)
+
+
+def taskmanager_name(index: int) -> str:
+    """TaskManager `index`'s name: its component, Flink resource id, log dir and, with --tm-quota, cgroup."""
+    return f"taskmanager-{index}"
+
+
+def per_taskmanager(text: str, option: str) -> dict[int, float]:
+    """'2=0.5,3=0.25' -> {2: 0.5, 3: 0.25}: a value for some TaskManagers (by number), each named once."""
+    values: dict[int, float] = {}
+    for part in text.split(",") if text.strip() else ():
+        number, equals, value = part.partition("=")
+        try:
+            index, amount = int(number), float(value)
+        except ValueError:
+            index, amount = 0, math.nan
+        if not equals or not math.isfinite(amount):
+            raise KlinkError(f"{option} must be TaskManager=value pairs like 2=0.5 or 2=0.5,3=0.25, got {text!r}")
+        if index in values:
+            raise KlinkError(f"{option} gives taskmanager-{index} twice ({text!r}); give each TaskManager once")
+        values[index] = amount
+    return values
+
+
+def _quota_range(index: int, cores: float) -> str:
+    return (f"--tm-quota {index}={cores:g}: a TaskManager's quota must be between {MIN_QUOTA:g} cores (the kernel's "
+            f"smallest: 1 ms per 10 ms period) and this machine's {os.cpu_count()} cores")
 
 
 @contextmanager

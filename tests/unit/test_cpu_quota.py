@@ -137,7 +137,7 @@ def test_release_removes_only_the_group_in_the_delegated_one(hierarchy):
 
 
 def test_the_spec_checks_the_delegated_group_and_records_it_for_down(hierarchy, tmp_path):
-    with pytest.raises(KlinkError, match="give --tm-cpu-quota too"):
+    with pytest.raises(KlinkError, match="give one of them too"):
         StackSpec(state_dir=tmp_path, taskmanager_cgroup_parent=str(hierarchy))
     spec = StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5, taskmanager_cgroup_parent=str(hierarchy))
     assert StackSpec.from_dict(spec.to_dict()).delegated_cgroup == hierarchy
@@ -145,7 +145,8 @@ def test_the_spec_checks_the_delegated_group_and_records_it_for_down(hierarchy, 
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--tm-cgroup", "{lab}"], "error: --tm-cgroup names where the --tm-cpu-quota group goes; give --tm-cpu-quota too"),
+    (["--tm-cgroup", "{lab}"],
+     "error: --tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; give one of them too"),
     (["--tm-cgroup", "{plain}", "--tm-cpu-quota", "0.5"], "error: --tm-cgroup {plain} is not a cgroup directory"),
 ])
 def test_up_refuses_a_bad_tm_cgroup_in_one_line_before_anything_starts(hierarchy, tmp_path, args, message):
