@@ -105,3 +105,13 @@ def cancel_leftover_runs(spec: StackSpec) -> list[str]:
     for job in leftovers:
         cancel(spec, job["jid"])
     return [job["name"] for job in leftovers]
+
+
+def placement(spec: StackSpec, job_id: str) -> list[dict]:
+    """Where each task of the job runs: vertex, subtask, taskmanager (its resource id, e.g. taskmanager-2)."""
+    rows = []
+    for vertex in flink.rest_get(spec, f"/jobs/{job_id}").get("vertices", []):
+        detail = flink.rest_get(spec, f"/jobs/{job_id}/vertices/{vertex['id']}")
+        rows += [{"vertex": vertex["name"], "subtask": task["subtask"], "taskmanager": task.get("taskmanager-id", "")}
+                 for task in detail.get("subtasks", [])]
+    return rows

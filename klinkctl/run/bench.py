@@ -159,6 +159,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")
             job_id = flink_jobs.submit_python_job(spec, common.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
+            # which TaskManager runs which task: what a slowed TaskManager (--tm-quota) slows
+            pd.DataFrame(flink_jobs.placement(spec, job_id)).to_csv(run_dir / "placement.csv", index=False)
             # default too: the agent then pauses nothing but records every task's totals (tasks.csv)
             scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_dir)
             if config.policy == os_priority.POLICY:
