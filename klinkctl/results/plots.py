@@ -276,6 +276,37 @@ def scheduler_overhead(table: pd.DataFrame, panels: list[str]) -> Figure:
     return figure
 
 
+#: The "nines" axis of the per-record latency curve: 1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99.
+NINES_TICKS = {1.0: "90", 2.0: "99", 3.0: "99.9", 4.0: "99.99"}
+RECORD_OVER_TIME = {"p99_ms": "per-record p99 (ms)", "p999_ms": "per-record p99.9 (ms)"}
+
+
+def record_latency_curve(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Per-record latency against the percentile on a log "nines" axis (p90 … p99.99), one line per policy,
+    repetitions pooled; latency on a log axis."""
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), "Per-record end-to-end latency by percentile, p90–p99.99")
+    for ax, (label, rows) in zip(axes[0], parts):
+        for policy in _policies(rows):
+            line = rows[rows[SERIES] == policy].sort_values("nines")
+            ax.plot(line["nines"], line["latency_ms"], label=str(policy), color=policy_color(policy))
+        ax.set_xticks(list(NINES_TICKS), list(NINES_TICKS.values()))
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        _finish(ax, label, "percentile", "per-record latency (ms)")
+    return figure
+
+
+def record_latency_over_time(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Per-record p99 and p99.9 per second of the measured span, averaged over repetitions; colour = policy,
+    line style = the other varying parameters."""
+    figure, axes = _grid(len(RECORD_OVER_TIME), 1, "Per-record latency p99 and p99.9 over time")
+    for ax, (column, ylabel) in zip(axes[:, 0], RECORD_OVER_TIME.items()):
+        _resource_lines(ax, table, column, panels)
+        _finish(ax, "", "seconds since the measured span's start", ylabel, legend=column == "p99_ms")
+    return figure
+
+
 def save(figure: Figure, directory: Path, stem: str) -> list[Path]:
     """``stem``.png and ``stem``.svg in ``directory``."""
     paths = [directory / f"{stem}.{fmt}" for fmt in FORMATS]

@@ -47,6 +47,23 @@ def _resources_shown(table: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
+def _nines_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-record latency curve at p90, p99, p99.9 and p99.99 (one row per configuration)."""
+    keys = [column for column in table.columns if column not in ("nines", "percentile", "latency_ms")]
+    rows = table[table["nines"].isin(list(plots.NINES_TICKS))]
+    wide = rows.set_index([*keys, "nines"])["latency_ms"].unstack("nines")
+    wide.columns = [f"p{plots.NINES_TICKS[nines]}_ms" for nines in wide.columns]
+    return wide.reset_index()
+
+
+def _over_time_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean and peak over the seconds of the per-record p99 and p99.9 (one row per configuration)."""
+    keys = [column for column in table.columns if column not in ("second", "p99_ms", "p999_ms")]
+    wide = table.groupby(keys, dropna=False)[["p99_ms", "p999_ms"]].agg(["mean", "max"])
+    wide.columns = [f"{metric}_{statistic}" for metric, statistic in wide.columns]
+    return wide.reset_index()
+
+
 def _shared_bound(runset: RunSet) -> float | None:
     """b, when every run of the set used the same one."""
     bounds = {run.config["bench"].get("memory_bound") for run in runset.runs}
@@ -96,6 +113,18 @@ FIGURES: tuple[FigureSpec, ...] = (
                "cycle length r: the share of one core the scheduler thread uses; by confidence f, per policy.",
                lambda rs: "fig9d_scheduler_overhead", report.scheduler_overhead,
                lambda table, rs: plots.scheduler_overhead(table, rs.others("confidence"))),
+    FigureSpec("rl", "Per-record latency by percentile", "End-to-end latency of single records (creation to "
+               "arrival at the sink; record-latency.csv, warm-up excluded) at p90 to p99.99 on a log 'nines' axis, "
+               "every record of a configuration's repetitions pooled (their HdrHistograms merged); one line per "
+               "policy. Each run's figures: summary.json → record_latency.",
+               lambda rs: "record_latency_percentiles", report.record_latency_curves,
+               lambda table, rs: plots.record_latency_curve(table, rs.others()), _nines_shown),
+    FigureSpec("rt", "Per-record tail latency over time", "Per-record p99 and p99.9 of each second of the "
+               "measured span (record-percentiles.csv: all sink subtasks merged), seconds since its first, "
+               "averaged over the repetitions of a configuration; colour = policy, line style = the other "
+               "varying parameters.",
+               lambda rs: "record_latency_over_time", report.record_percentiles_over_time,
+               lambda table, rs: plots.record_latency_over_time(table, rs.others()), _over_time_shown),
 )
 
 
