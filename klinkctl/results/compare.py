@@ -162,7 +162,8 @@ def render(frame: pd.DataFrame, fmt: str) -> str:
         return json.dumps([_json_record(record) for record in frame.to_dict("records")], indent=2) + "\n"
     if fmt == "table":
         title, table = _per_run_table(frame) if "windows" in frame else _group_table(frame)
-        return title + "\n" + _text(table) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
+        width = RECORD_WIDTH if any(f"{name}_ms" in frame for name in RECORD_SHOWN) else WIDTH
+        return title + "\n" + _text(table, width) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
     raise ValueError(f"unknown format {fmt!r}: use table, csv or json")
 
 
@@ -201,18 +202,19 @@ def _new_table(headers: tuple[str, ...], left: tuple[str, ...]) -> Table:
     return table
 
 
-#: Per-record metrics whose ratio the group table shows (all are in csv / json).
-RECORD_RATIOS_SHOWN = ("record_p99", "record_p999")
+#: Per-record metrics the group table shows, with their ratios (all of groups.RECORD_METRICS are in csv / json).
+RECORD_SHOWN = ("record_p99", "record_p999")
+WIDTH, RECORD_WIDTH = 200, 260  # characters of the table, without and with per-record columns
 RECORD_TITLE = ("\nrecord = per-record end-to-end latency in ms (summary.json → record_latency, all records of a run's "
-                "measured span merged): mean over its runs of each run's mean / p99 / p99.9, [..] and ratios × as "
-                "above.")
+                "measured span merged): mean over its runs of each run's p99 / p99.9, [..] and ratios × as above "
+                "(the mean too in csv / json).")
 
 
-def _record_cells(row: pd.Series, names: list[str], ratios: list[str]) -> list[str]:
+def _record_cells(row: pd.Series, names: list[str]) -> list[str]:
     """A group's per-record statistics and ratios, with their CIs, as the table shows them."""
     return ([_with_ci(row[f"{name}_ms"], row[f"{name}_ci_low"], row[f"{name}_ci_high"]) for name in names]
             + [_with_ci(row[f"{name}_ratio"], row[f"{name}_ratio_ci_low"], row[f"{name}_ratio_ci_high"], 3)
-               for name in ratios])
+               for name in names])
 
 
 def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
@@ -224,18 +226,17 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
              "across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
              "per group);\npaired = geometric mean of the ratios within each sweep repetition (pairs), [..] = "
              f"{level} across them: the common drift of a repetition taken out.")
-    names = [name for name in groups.RECORD_METRICS if f"{name}_ms" in frame]
-    ratios = [name for name in RECORD_RATIOS_SHOWN if name in names]
+    names = [name for name in RECORD_SHOWN if f"{name}_ms" in frame]
     table = _new_table(
         ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif.", "paired [CI] (pairs)",
          *(f"{groups.RECORD_LABELS[name]} ms [CI]" for name in names),
-         *(f"{groups.RECORD_LABELS[name]} × [CI]" for name in ratios)), ("group",))
+         *(f"{groups.RECORD_LABELS[name]} × [CI]" for name in names)), ("group",))
     for _, row in frame.iterrows():
         table.add_row(escape(str(row["label"])), str(row["n"]), str(row["n_invalid"]),
                       _with_ci(row["mean_ms"], row["mean_ci_low"], row["mean_ci_high"]),
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
-                      VERDICTS[row["verdict"]], _paired(row), *_record_cells(row, names, ratios))
+                      VERDICTS[row["verdict"]], _paired(row), *_record_cells(row, names))
     title += RECORD_TITLE if names else ""
     return title, table
 
@@ -269,7 +270,7 @@ def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
     return title, table
 
 
-def _text(table: Table) -> str:
+def _text(table: Table, width: int = WIDTH) -> str:
     buffer = StringIO()
-    Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
+    Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"

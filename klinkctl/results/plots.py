@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 from matplotlib.transforms import offset_copy  # noqa: E402
 
 from klinkctl.results.report import THROUGHPUT_METRICS  # noqa: E402
@@ -292,6 +293,8 @@ def record_latency_curve(table: pd.DataFrame, panels: list[str]) -> Figure:
             ax.plot(line["nines"], line["latency_ms"], label=str(policy), color=policy_color(policy))
         ax.set_xticks(list(NINES_TICKS), list(NINES_TICKS.values()))
         ax.set_yscale("log")
+        for axis_ticks in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+            axis_ticks(FuncFormatter(lambda value, _: f"{value:g}"))  # 20, 50, 100 ms, not 2×10¹
         ax.grid(alpha=0.3, which="both")
         _finish(ax, label, "percentile", "per-record latency (ms)")
     return figure
