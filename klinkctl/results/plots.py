@@ -144,14 +144,19 @@ def latency_vs(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
     return figure
 
 
+def _policy_lines(ax: Axes, rows: pd.DataFrame, x: str, y: str, order: str) -> None:
+    """One line per policy: ``y`` against ``x``, its points in the order of ``order``."""
+    for policy in _policies(rows):
+        line = rows[rows[SERIES] == policy].sort_values(order)
+        ax.plot(line[x], line[y], label=str(policy), color=policy_color(policy))
+
+
 def latency_cdf(table: pd.DataFrame, panels: list[str]) -> Figure:
     """Fig. 6b: SWM latency at the 40th–99th percentile, per policy (repetitions pooled)."""
     parts = _split(table, panels)
     figure, axes = _grid(1, len(parts), "SWM latency CDF, 40th–99th percentile (Fig. 6b)")
     for ax, (label, rows) in zip(axes[0], parts):
-        for policy in _policies(rows):
-            line = rows[rows[SERIES] == policy].sort_values("percentile")
-            ax.plot(line["latency_ms"], line["percentile"], label=str(policy), color=policy_color(policy))
+        _policy_lines(ax, rows, "latency_ms", "percentile", order="percentile")
         ax.grid(alpha=0.3)
         _finish(ax, label, "SWM latency (ms)", "percentile")
     return figure
@@ -288,9 +293,7 @@ def record_latency_curve(table: pd.DataFrame, panels: list[str]) -> Figure:
     parts = _split(table, panels)
     figure, axes = _grid(1, len(parts), "Per-record end-to-end latency by percentile, p90–p99.99")
     for ax, (label, rows) in zip(axes[0], parts):
-        for policy in _policies(rows):
-            line = rows[rows[SERIES] == policy].sort_values("nines")
-            ax.plot(line["nines"], line["latency_ms"], label=str(policy), color=policy_color(policy))
+        _policy_lines(ax, rows, "nines", "latency_ms", order="nines")
         ax.set_xticks(list(NINES_TICKS), list(NINES_TICKS.values()))
         ax.set_yscale("log")
         for axis_ticks in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):

@@ -15,7 +15,7 @@ from klinkctl.results.runset import Run, RunSet
 from klinkctl.results.tables import read_table
 
 CDF_PERCENTILES = np.arange(40, 100)  # Fig. 6b: 40th to 99th percentile
-RECORD_NINES = np.linspace(1.0, 4.0, 31)  # per-record latency curve: p90 (1 nine) … p99.99 (4 nines)
+RECORD_NINES = np.arange(10, 41) / 10  # per-record latency curve: p90 (1 nine) … p99.99 (4 nines)
 NO_RECORDS = ("no run has per-record latency (record-latency.csv → summary.json record_latency; written by "
               "workloads whose sinks publish records rows)")
 MB = 1024 * 1024
