@@ -161,10 +161,16 @@ CELL_HEADERS = {"mean_ms": "mean ms [CI]", "p99_ms": "p99 ms [CI]", "source_reco
                 "generator_events_per_s": "gen ev/s", "generator_behind": "gen behind",
                 "taskmanager_cpu_percent": "TM cpu %", "latency_growth": "growth",
                 "mean_error": "error", "max_error": "max error", "within_target": "in target",
-                "sampling_rate": "sampled", "ratio": "mean × [CI]", "n_invalid": "invalid"}
+                "sampling_rate": "sampled", "ratio": "mean × [CI]", "n_invalid": "invalid",
+                # per-record latency (klinkctl.results.groups.RECORD_METRICS), in runs that measure it
+                "record_p99_ms": "record p99 ms [CI]",
+                "record_p999_ms": "record p99.9 ms [CI]", "record_p99_ratio": "record p99 × [CI]",
+                "record_p999_ratio": "record p99.9 × [CI]"}
 CI_SUFFIXES = ("_ci_low", "_ci_high")
-HIDDEN_CELL_COLUMNS = ("p99_ratio", "significant")
-CI_OF = {"mean_ms": "mean", "p99_ms": "p99", "ratio": "ratio"}
+HIDDEN_CELL_COLUMNS = ("p99_ratio", "significant", "record_mean_ms", "record_mean_ratio")  # all in cells.csv
+CI_OF = {"mean_ms": "mean", "p99_ms": "p99", "ratio": "ratio",
+         **{f"{name}_ms": name for name in ("record_p99", "record_p999")},
+         **{f"{name}_ratio": f"{name}_ratio" for name in ("record_p99", "record_p999")}}
 
 
 def _cell_with_ci(row, column: str) -> str:

@@ -51,7 +51,8 @@ def run_frame(runs: list[RunData]) -> pd.DataFrame:
     """One row per run: id, settings (config.yaml's bench, or just the policy of a run without one), policy
     label, validity, mean and p99 latency."""
     rows = [groups.run_row(run.label, groups.settings(run.bench) or {"policy": run.policy or "unknown"},
-                           run.validity, run.latency, run.repetition) for run in runs]
+                           run.validity, run.latency, run.repetition, run.summary.get("record_latency"))
+            for run in runs]
     return pd.DataFrame(rows)
 
 
@@ -73,7 +74,8 @@ def grouping_keys(runs: list[RunData], group_by: list[str] | None) -> list[str]:
 
 def compare_groups(paths: Iterable[str | Path], confidence: float = 0.95, group_by: list[str] | None = None,
                    include_invalid: bool = False, reference: str | None = None) -> pd.DataFrame:
-    """One row per group of runs (columns: COLUMNS); the reference is the group labelled ``reference``, or the
+    """One row per group of runs (columns: COLUMNS, with the per-record latency ones when runs have it:
+    ``groups.group_columns``); the reference is the group labelled ``reference``, or the
     first run's group. ``df.attrs``: confidence, reference (its label), notes (lines for the reader)."""
     _check_confidence(confidence)
     runs = load_runs(paths)
@@ -83,7 +85,7 @@ def compare_groups(paths: Iterable[str | Path], confidence: float = 0.95, group_
     labels = groups.group_labels(table, keys, by_configuration=not group_by)
     table = groups.add_ratios(table, [_reference_position(list(labels), reference)] * len(table), confidence)
     table[groups.LABEL] = labels
-    frame = table[COLUMNS].reset_index(drop=True)
+    frame = table[groups.group_columns(table)].reset_index(drop=True)
     notes = [line for line in (groups.invalid_line(per_run, include_invalid),) if line]
     notes += _incomplete_notes(runs) + groups.sample_size_notes(frame)
     frame.attrs.update(confidence=confidence, reference=labels[_reference_position(list(labels), reference)],
@@ -160,7 +162,8 @@ def render(frame: pd.DataFrame, fmt: str) -> str:
         return json.dumps([_json_record(record) for record in frame.to_dict("records")], indent=2) + "\n"
     if fmt == "table":
         title, table = _per_run_table(frame) if "windows" in frame else _group_table(frame)
-        return title + "\n" + _text(table) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
+        width = RECORD_WIDTH if any(f"{name}_ms" in frame for name in RECORD_SHOWN) else WIDTH
+        return title + "\n" + _text(table, width) + "".join(f"note: {note}\n" for note in frame.attrs.get("notes", []))
     raise ValueError(f"unknown format {fmt!r}: use table, csv or json")
 
 
@@ -199,6 +202,21 @@ def _new_table(headers: tuple[str, ...], left: tuple[str, ...]) -> Table:
     return table
 
 
+#: Per-record metrics the group table shows, with their ratios (all of groups.RECORD_METRICS are in csv / json).
+RECORD_SHOWN = ("record_p99", "record_p999")
+WIDTH, RECORD_WIDTH = 200, 260  # characters of the table, without and with per-record columns
+RECORD_TITLE = ("\nrecord = per-record end-to-end latency in ms (summary.json → record_latency, all records of a run's "
+                "measured span merged): mean over its runs of each run's p99 / p99.9, [..] and ratios × as above "
+                "(the mean too in csv / json).")
+
+
+def _record_cells(row: pd.Series, names: list[str]) -> list[str]:
+    """A group's per-record statistics and ratios, with their CIs, as the table shows them."""
+    return ([_with_ci(row[f"{name}_ms"], row[f"{name}_ci_low"], row[f"{name}_ci_high"]) for name in names]
+            + [_with_ci(row[f"{name}_ratio"], row[f"{name}_ratio_ci_low"], row[f"{name}_ratio_ci_high"], 3)
+               for name in names])
+
+
 def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
     level = f"{frame.attrs.get('confidence', 0.95) * 100:g}% CI"
     title = (f"SWM latency in ms, warm-up excluded, one row per configuration (n runs; invalid runs "
@@ -208,15 +226,18 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
              "across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
              "per group);\npaired = geometric mean of the ratios within each sweep repetition (pairs), [..] = "
              f"{level} across them: the common drift of a repetition taken out.")
+    names = [name for name in RECORD_SHOWN if f"{name}_ms" in frame]
     table = _new_table(
-        ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif.", "paired [CI] (pairs)"),
-        ("group",))
+        ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif.", "paired [CI] (pairs)",
+         *(f"{groups.RECORD_LABELS[name]} ms [CI]" for name in names),
+         *(f"{groups.RECORD_LABELS[name]} × [CI]" for name in names)), ("group",))
     for _, row in frame.iterrows():
         table.add_row(escape(str(row["label"])), str(row["n"]), str(row["n_invalid"]),
                       _with_ci(row["mean_ms"], row["mean_ci_low"], row["mean_ci_high"]),
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
-                      VERDICTS[row["verdict"]], _paired(row))
+                      VERDICTS[row["verdict"]], _paired(row), *_record_cells(row, names))
+    title += RECORD_TITLE if names else ""
     return title, table
 
 
@@ -249,7 +270,7 @@ def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
     return title, table
 
 
-def _text(table: Table) -> str:
+def _text(table: Table, width: int = WIDTH) -> str:
     buffer = StringIO()
-    Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
+    Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"

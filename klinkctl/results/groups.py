@@ -1,7 +1,8 @@
 """Statistics across repetitions: runs grouped by configuration, one number per run, intervals over runs.
 
 A *configuration* is every bench setting but the ones that only tell repetitions apart (``REPETITION_KEYS``).
-Each run contributes its mean and its p99 SWM latency (warm-up excluded); a group shows
+Each run contributes its mean and its p99 SWM latency (warm-up excluded) and, when its workload measures
+per-record latency (summary.json → record_latency), its mean, p99 and p99.9 per-record latency; a group shows
 
 * ``n`` runs in its statistics and ``n_invalid`` runs invalid for comparison (``validity``; left out unless
   invalid runs are included),
@@ -47,6 +48,11 @@ REPETITION_KEYS = ("seed",)
 ENOUGH_RUNS = 5
 #: Per-run numbers (columns of the run table) and the name of their group statistics.
 METRICS = {"mean": "mean_latency_ms", "p99": "p99_latency_ms"}
+#: Per-record latency, compared like METRICS when the runs have it: metric → its key in summary.json →
+#: record_latency. Group columns: <metric>_ms with its CI, <metric>_ratio with its CI (record_p99_ratio, ...).
+RECORD_METRICS = {"record_mean": "mean_ms", "record_p99": "p99_ms", "record_p999": "p999_ms"}
+RECORD_COLUMNS = {name: f"{name}_latency_ms" for name in RECORD_METRICS}  # their per-run columns
+RECORD_LABELS = {"record_mean": "record mean", "record_p99": "record p99", "record_p999": "record p99.9"}
 LABEL, POLICY_LABEL = "label", "policy_label"
 REFERENCE, SIGNIFICANT, NOT_SIGNIFICANT, NO_VERDICT = "reference", "significant", "not significant", "no verdict"
 GROUP_COLUMNS = [
@@ -56,6 +62,22 @@ GROUP_COLUMNS = [
     "significant", "verdict", "paired_ratio", "paired_ratio_ci_low", "paired_ratio_ci_high", "pairs", "runs",
 ]
 REPETITION = "repetition"
+
+
+def compared_metrics(runs: pd.DataFrame) -> dict[str, str]:
+    """metric → per-run column: METRICS, and RECORD_METRICS when some run of ``runs`` has per-record latency."""
+    return {**METRICS, **{name: column for name, column in RECORD_COLUMNS.items() if column in runs}}
+
+
+def group_columns(groups: pd.DataFrame) -> list[str]:
+    """GROUP_COLUMNS, with each record metric's statistics after p99's and its ratio after p99_ratio's when
+    ``groups`` has them (runs without per-record latency: GROUP_COLUMNS as it is)."""
+    names = [name for name in RECORD_METRICS if f"{name}_ms" in groups]
+    statistics = [f"{name}{suffix}" for name in names for suffix in ("_ms", "_ci_low", "_ci_high")]
+    ratios = [f"{name}_ratio{suffix}" for name in names for suffix in ("", "_ci_low", "_ci_high")]
+    at_statistics, at_ratios = GROUP_COLUMNS.index("p99_ci_high") + 1, GROUP_COLUMNS.index("p99_ratio_ci_high") + 1
+    return [*GROUP_COLUMNS[:at_statistics], *statistics, *GROUP_COLUMNS[at_statistics:at_ratios], *ratios,
+            *GROUP_COLUMNS[at_ratios:]]
 
 
 def settings(bench: dict[str, Any]) -> dict[str, Any]:
@@ -123,17 +145,17 @@ def describe_groups(runs: pd.DataFrame, keys: list[str], confidence: float = 0.9
     the mean and t interval over runs of each METRICS column, and ``runs`` (their ids). ``runs`` needs the
     columns ``run``, ``valid`` and METRICS' values; invalid runs count in ``n_invalid`` and are left out of the
     statistics unless ``include_invalid``. Hidden columns ``_<metric>_values`` keep the per-run values."""
-    rows = []
+    rows, metrics = [], compared_metrics(runs)
     for key_values, group in runs.groupby(keys, dropna=False, sort=False):
         used = group if include_invalid else group[group["valid"]]
         row = dict(zip(keys, key_values if isinstance(key_values, tuple) else (key_values,)))
         row.update(n_invalid=int((~group["valid"]).sum()), runs=" ".join(map(str, used["run"])))
-        for name, column in METRICS.items():
+        for name, column in metrics.items():
             values = per_run_values(used[column])
             low, high = stats.t_interval(values, confidence)
             row.update({f"{name}_ms": float(values.mean()) if values.size else math.nan,
                         f"{name}_ci_low": low, f"{name}_ci_high": high, f"_{name}_values": values})
-        row["n"] = int(row["_mean_values"].size)
+        row["n"] = max(int(row[f"_{name}_values"].size) for name in metrics)  # runs with windows, or records
         row["_mean_by_repetition"] = _by_repetition(used)
         if POLICY_LABEL in group:
             row[POLICY_LABEL] = group[POLICY_LABEL].iloc[0]
@@ -165,7 +187,8 @@ def add_ratios(groups: pd.DataFrame, references: Sequence[int | None], confidenc
 def _versus(groups: pd.DataFrame, position: int, reference: int | None, confidence: float) -> dict[str, Any]:
     row = groups.iloc[position]
     out: dict[str, Any] = {}
-    for name, prefix in (("mean", "ratio"), ("p99", "p99_ratio")):
+    records = [(name, f"{name}_ratio") for name in RECORD_METRICS if f"_{name}_values" in groups]
+    for name, prefix in (("mean", "ratio"), ("p99", "p99_ratio"), *records):
         if reference is None:
             ratio = low = high = math.nan
         elif reference == position:  # the reference itself: 1 by definition, no interval
@@ -241,11 +264,24 @@ def sample_size_notes(groups: pd.DataFrame) -> list[str]:
 
 
 def run_row(run_id: str, run_settings: dict[str, Any], validity: Validity, latency: np.ndarray,
-            repetition: int | None = None) -> dict[str, Any]:
-    """One run as the groups see it: id, settings, policy label, validity, its mean and p99 SWM latency, and
-    its repetition in a sweep (None: not known, no pairing)."""
+            repetition: int | None = None, record_latency: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One run as the groups see it: id, settings, policy label, validity, its mean and p99 SWM latency, its
+    repetition in a sweep (None: not known, no pairing) and, for a run with per-record latency (summary.json →
+    record_latency), RECORD_COLUMNS."""
     values = np.asarray(latency, dtype=float)
     return {"run": run_id, **run_settings, POLICY_LABEL: policy_label(run_settings), REPETITION: repetition,
             "valid": validity.valid, "invalid_reasons": list(validity.reasons),
             METRICS["mean"]: float(values.mean()) if values.size else math.nan,
-            METRICS["p99"]: float(np.percentile(values, 99)) if values.size else math.nan}
+            METRICS["p99"]: float(np.percentile(values, 99)) if values.size else math.nan,
+            **record_values(record_latency)}
+
+
+def record_values(record_latency: dict[str, Any] | None) -> dict[str, float]:
+    """RECORD_COLUMNS of a run's summary.json → record_latency; {} for a run without it (no columns)."""
+    if not isinstance(record_latency, dict):
+        return {}
+    return {RECORD_COLUMNS[name]: _number(record_latency.get(key)) for name, key in RECORD_METRICS.items()}
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) else math.nan

@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 from matplotlib.transforms import offset_copy  # noqa: E402
 
 from klinkctl.results.report import THROUGHPUT_METRICS  # noqa: E402
@@ -143,14 +144,19 @@ def latency_vs(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
     return figure
 
 
+def _policy_lines(ax: Axes, rows: pd.DataFrame, x: str, y: str, order: str) -> None:
+    """One line per policy: ``y`` against ``x``, its points in the order of ``order``."""
+    for policy in _policies(rows):
+        line = rows[rows[SERIES] == policy].sort_values(order)
+        ax.plot(line[x], line[y], label=str(policy), color=policy_color(policy))
+
+
 def latency_cdf(table: pd.DataFrame, panels: list[str]) -> Figure:
     """Fig. 6b: SWM latency at the 40th–99th percentile, per policy (repetitions pooled)."""
     parts = _split(table, panels)
     figure, axes = _grid(1, len(parts), "SWM latency CDF, 40th–99th percentile (Fig. 6b)")
     for ax, (label, rows) in zip(axes[0], parts):
-        for policy in _policies(rows):
-            line = rows[rows[SERIES] == policy].sort_values("percentile")
-            ax.plot(line["latency_ms"], line["percentile"], label=str(policy), color=policy_color(policy))
+        _policy_lines(ax, rows, "latency_ms", "percentile", order="percentile")
         ax.grid(alpha=0.3)
         _finish(ax, label, "SWM latency (ms)", "percentile")
     return figure
@@ -273,6 +279,37 @@ def scheduler_overhead(table: pd.DataFrame, panels: list[str]) -> Figure:
     for ax, (label, rows) in zip(axes[0], parts):
         _bars_with_ci(ax, rows, "confidence", SERIES)
         _finish(ax, label, None, "scheduler time per cycle (% of r)")
+    return figure
+
+
+#: The "nines" axis of the per-record latency curve: 1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99.
+NINES_TICKS = {1.0: "90", 2.0: "99", 3.0: "99.9", 4.0: "99.99"}
+RECORD_OVER_TIME = {"p99_ms": "per-record p99 (ms)", "p999_ms": "per-record p99.9 (ms)"}
+
+
+def record_latency_curve(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Per-record latency against the percentile on a log "nines" axis (p90 … p99.99), one line per policy,
+    repetitions pooled; latency on a log axis."""
+    parts = _split(table, panels)
+    figure, axes = _grid(1, len(parts), "Per-record end-to-end latency by percentile, p90–p99.99")
+    for ax, (label, rows) in zip(axes[0], parts):
+        _policy_lines(ax, rows, "nines", "latency_ms", order="nines")
+        ax.set_xticks(list(NINES_TICKS), list(NINES_TICKS.values()))
+        ax.set_yscale("log")
+        for axis_ticks in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+            axis_ticks(FuncFormatter(lambda value, _: f"{value:g}"))  # 20, 50, 100 ms, not 2×10¹
+        ax.grid(alpha=0.3, which="both")
+        _finish(ax, label, "percentile", "per-record latency (ms)")
+    return figure
+
+
+def record_latency_over_time(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """Per-record p99 and p99.9 per second of the measured span, averaged over repetitions; colour = policy,
+    line style = the other varying parameters."""
+    figure, axes = _grid(len(RECORD_OVER_TIME), 1, "Per-record latency p99 and p99.9 over time")
+    for ax, (column, ylabel) in zip(axes[:, 0], RECORD_OVER_TIME.items()):
+        _resource_lines(ax, table, column, panels)
+        _finish(ax, "", "seconds since the measured span's start", ylabel, legend=column == "p99_ms")
     return figure
 
 

@@ -10,11 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from klinkctl.results import stats, summary as run_summary
+from klinkctl.results import record_latency, stats, summary as run_summary
 from klinkctl.results.runset import Run, RunSet
 from klinkctl.results.tables import read_table
 
 CDF_PERCENTILES = np.arange(40, 100)  # Fig. 6b: 40th to 99th percentile
+RECORD_NINES = np.arange(10, 41) / 10  # per-record latency curve: p90 (1 nine) … p99.99 (4 nines)
+NO_RECORDS = ("no run has per-record latency (record-latency.csv → summary.json record_latency; written by "
+              "workloads whose sinks publish records rows)")
 MB = 1024 * 1024
 
 
@@ -216,3 +219,40 @@ def _scheduler_summary(run: Run) -> dict[str, Any]:
     """summary.json → scheduler, or (older summaries) the same numbers from scheduler.csv."""
     return run.summary.get("scheduler") or run_summary.scheduler_overhead(read_table(run.run_dir / "scheduler.csv"))
 
+
+
+def _runs_with_records(runset: RunSet) -> list[Run]:
+    runs = [run for run in runset.runs if (run.summary.get("record_latency") or {}).get("count")]
+    if not runs:
+        raise MissingData(NO_RECORDS)
+    return runs
+
+
+def record_latency_curves(runset: RunSet) -> pd.DataFrame:
+    """Per configuration, per-record latency at p90…p99.99 (RECORD_NINES) of every measured record of its
+    repetitions, their histograms merged (long: one row per percentile)."""
+    run_dirs = {run.run_id: run.run_dir for run in _runs_with_records(runset)}
+    params = runset.params[runset.params["run"].isin(run_dirs)]
+    keys = runset.group_keys
+    curves = [record_latency.nines_curve(record_latency.pooled_histogram(run_dirs[run] for run in group["run"]),
+                                         RECORD_NINES).assign(**dict(zip(keys, values)))
+              for values, group in params.groupby(keys, dropna=False, sort=True)]
+    table = pd.concat(curves, ignore_index=True)
+    return table[[*keys, *table.columns.drop(keys)]]
+
+
+def record_percentiles_over_time(runset: RunSet) -> pd.DataFrame:
+    """Per configuration and second of the measured span (record-percentiles.csv, seconds since its first), the
+    per-record p99 and p99.9 averaged over the repetitions."""
+    frames = [_record_seconds(run) for run in _runs_with_records(runset)]
+    samples = pd.concat(frames, ignore_index=True).merge(runset.params, on="run")
+    keys = runset.group_keys + ["second"]
+    return samples.groupby(keys, dropna=False)[["p99_ms", "p999_ms"]].mean().reset_index()
+
+
+def _record_seconds(run: Run) -> pd.DataFrame:
+    frame = read_table(run.run_dir / record_latency.PERCENTILES_FILE)
+    if frame.empty:
+        return pd.DataFrame(columns=["run", "second", "p99_ms", "p999_ms"])
+    return pd.DataFrame({"run": run.run_id, "second": frame["second"] - frame["second"].min(),
+                         "p99_ms": frame["p99_ms"], "p999_ms": frame["p999_ms"]})

@@ -30,21 +30,43 @@ class FigureSpec:
     shown: Callable[[pd.DataFrame], pd.DataFrame] = lambda table: table
 
 
+def _curve_at(table: pd.DataFrame, x: str, labels: dict) -> pd.DataFrame:
+    """A latency curve (long: ``x``, percentile, latency_ms) at the values of ``x`` that ``labels`` names, a column
+    p<label>_ms each (one row per configuration)."""
+    keys = [column for column in table.columns if column not in (x, "percentile", "latency_ms")]
+    rows = table[table[x].isin(list(labels))]
+    wide = rows.set_index([*keys, x])["latency_ms"].unstack(x)
+    wide.columns = [f"p{labels[value]}_ms" for value in wide.columns]
+    return wide.reset_index()
+
+
 def _cdf_shown(table: pd.DataFrame) -> pd.DataFrame:
     """The CDF table with a column per percentile of CDF_SHOWN (one row per configuration)."""
-    keys = [column for column in table.columns if column not in ("percentile", "latency_ms")]
-    rows = table[table["percentile"].isin(CDF_SHOWN)]
-    wide = rows.set_index([*keys, "percentile"])["latency_ms"].unstack("percentile")
-    wide.columns = [f"p{int(percentile)}_ms" for percentile in wide.columns]
+    return _curve_at(table, "percentile", {percentile: percentile for percentile in CDF_SHOWN})
+
+
+def _nines_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-record latency curve at p90, p99, p99.9 and p99.99 (one row per configuration)."""
+    return _curve_at(table, "nines", plots.NINES_TICKS)
+
+
+def _mean_and_peak(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Mean and peak over the seconds of ``columns`` (one row per configuration, and component where there is
+    one), not every second."""
+    keys = [column for column in table.columns if column not in ("second", *columns)]
+    wide = table.groupby(keys, dropna=False)[columns].agg(["mean", "max"])
+    wide.columns = [f"{metric}_{statistic}" for metric, statistic in wide.columns]
     return wide.reset_index()
 
 
 def _resources_shown(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean and peak of CPU and RSS per configuration and component (not every second)."""
-    keys = [column for column in table.columns if column not in ("second", "cpu_percent", "rss_mb")]
-    wide = table.groupby(keys, dropna=False)[["cpu_percent", "rss_mb"]].agg(["mean", "max"])
-    wide.columns = [f"{metric}_{statistic}" for metric, statistic in wide.columns]
-    return wide.reset_index()
+    """Mean and peak of CPU and RSS per configuration and component."""
+    return _mean_and_peak(table, ["cpu_percent", "rss_mb"])
+
+
+def _over_time_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean and peak of the per-record p99 and p99.9 per configuration."""
+    return _mean_and_peak(table, ["p99_ms", "p999_ms"])
 
 
 def _shared_bound(runset: RunSet) -> float | None:
@@ -96,6 +118,18 @@ FIGURES: tuple[FigureSpec, ...] = (
                "cycle length r: the share of one core the scheduler thread uses; by confidence f, per policy.",
                lambda rs: "fig9d_scheduler_overhead", report.scheduler_overhead,
                lambda table, rs: plots.scheduler_overhead(table, rs.others("confidence"))),
+    FigureSpec("rl", "Per-record latency by percentile", "End-to-end latency of single records (creation to "
+               "arrival at the sink; record-latency.csv, warm-up excluded) at p90 to p99.99 on a log 'nines' axis, "
+               "every record of a configuration's repetitions pooled (their HdrHistograms merged); one line per "
+               "policy. Each run's figures: summary.json → record_latency.",
+               lambda rs: "record_latency_percentiles", report.record_latency_curves,
+               lambda table, rs: plots.record_latency_curve(table, rs.others()), _nines_shown),
+    FigureSpec("rt", "Per-record tail latency over time", "Per-record p99 and p99.9 of each second of the "
+               "measured span (record-percentiles.csv: all sink subtasks merged), seconds since its first, "
+               "averaged over the repetitions of a configuration; colour = policy, line style = the other "
+               "varying parameters.",
+               lambda rs: "record_latency_over_time", report.record_percentiles_over_time,
+               lambda table, rs: plots.record_latency_over_time(table, rs.others()), _over_time_shown),
 )
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 from klinkctl.delay import fit_report, parse_delay
 from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
+from klinkctl.results.record_latency import run_record_latency
 from klinkctl.results.stats import latency_summary
 from klinkctl.results.tables import measured_rows, read_table
 from klinkctl.results.validity import assess
@@ -212,6 +213,9 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
                                      float(config.get("error") or 0.05), measured[1] if measured else None),
         "flags": flags,
     }
+    record_latency = run_record_latency(run_dir)  # also writes record-percentiles.csv
+    if record_latency is not None:  # only workloads whose sinks publish per-record latency
+        summary["record_latency"] = record_latency
     summary["comparison"] = assess(summary).as_summary()  # docs/results.md: which runs are compared
     return summary
 

@@ -46,7 +46,7 @@ def _run_row(run: Run) -> dict[str, Any]:
     summary = run.summary
     accuracy, throughput = summary.get("accuracy") or {}, summary.get("throughput") or {}
     return {**groups.run_row(run.run_id, run.params, run.data.validity, run.data.latency,
-                                  run.repetition),
+                             run.repetition, summary.get("record_latency")),
             **{f"{RAW}{key}": run.params.get(key) if key == VARIANT else run.config["bench"].get(key)
                for key in BASELINE_KEYS},
             "generator_events_per_s": throughput.get("generator_events_per_s"),
@@ -107,7 +107,7 @@ def cell_table(runset: RunSet, base: tuple[str, Any] | None) -> pd.DataFrame:
     firsts = runs.groupby(keys, dropna=False, sort=False)[raw_keys].first().reset_index()
     cells = cells.merge(firsts, on=keys, how="left").merge(extra, on=keys, how="left")
     cells = groups.add_ratios(cells, _references(cells, keys, base), runset.confidence)
-    columns = [c for c in groups.GROUP_COLUMNS if c not in (groups.LABEL, "runs")]
+    columns = [c for c in groups.group_columns(cells) if c not in (groups.LABEL, "runs")]
     ordered = keys + columns[:columns.index("ratio")] + others + columns[columns.index("ratio"):]
     return cells[ordered]
 

@@ -3,7 +3,8 @@ every row collected so far.
 
 - MetricsCollector: the metric rows the pipelines' output operators publish to the run's metrics topic
   (firing -> latency.csv, marker -> markers.csv, watermark -> watermarks.csv; with a sampler or --accuracy also
-  result -> results.csv, substream -> sampling.csv).
+  result -> results.csv, substream -> sampling.csv; records -> record-latency.csv, the per-record latency
+  histograms of workloads that publish them, created at the first such row).
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
   CPU/RSS of every stack process and the generator from /proc via psutil (resources.csv).
 """
@@ -35,6 +36,10 @@ RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", 
 RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields"]
 SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
                     "dropped_late"]
+RECORD_COLUMNS = ["run", "policy", "query", "subtask", "start_ms", "end_ms", "count", "duplicates", "histogram",
+                  "warmup"]
+#: Tables created at their first row (kind -> file, columns): only workloads that publish such rows get the file.
+ON_FIRST_ROW = {"records": ("record-latency.csv", RECORD_COLUMNS)}
 
 
 def query_of(vertex_name: str) -> str:
@@ -89,10 +94,16 @@ class RecordingThread(threading.Thread):
         raise NotImplementedError
 
 
-class MetricsCollector(RecordingThread):
-    def __init__(self, bootstrap: str, topic: str, run_dir: Path, run_id: str, policy: str,
-                 warmup_until_ms: int, results: bool = False, sampling: bool = False) -> None:
-        super().__init__(name="metrics-collector", daemon=True)
+class MetricRows:
+    """The run's metric tables and where each metric row goes (no Kafka: MetricsCollector feeds it the rows).
+
+    latency.csv, markers.csv and watermarks.csv are always written (empty but for their header when no row
+    comes); record-latency.csv only from the first "records" row, so a workload without per-record latency gets
+    no such file."""
+
+    def __init__(self, run_dir: Path, run_id: str, policy: str, warmup_until_ms: int, results: bool = False,
+                 sampling: bool = False) -> None:
+        self.run_dir = run_dir
         self.labels = {"run": run_id, "policy": policy}
         self.warmup_until_ms = warmup_until_ms
         self.tables = {
@@ -106,6 +117,44 @@ class MetricsCollector(RecordingThread):
             self.tables["substream"] = CsvTable(run_dir / "sampling.csv", SAMPLING_COLUMNS)
         self.last_swm_latency_ms: float | None = None
         self.fired_after_warmup: dict[str, set[int]] = {}  # query -> ends of its windows fired after the warm-up
+
+    def record(self, row: dict) -> None:
+        kind = row.pop("type")
+        if kind == "firing":
+            row["warmup"] = row["window_end"] < self.warmup_until_ms
+            self.last_swm_latency_ms = row["swm_latency_ms"]
+            if not row["warmup"]:
+                self.fired_after_warmup.setdefault(row["query"], set()).add(row["window_end"])
+        elif kind == "marker":
+            row["warmup"] = row["created_at"] < self.warmup_until_ms
+        elif kind == "records":  # a second that began in the warm-up is warm-up (record_latency.py)
+            row["warmup"] = row["start_ms"] < self.warmup_until_ms
+        elif kind == "result" and "fields" in row:
+            row["fields"] = json.dumps(row["fields"])  # NYT: the averages; kMeans: the centroid
+        table = self._table(kind)
+        if table is not None:
+            table.write({**self.labels, **row})
+
+    def _table(self, kind: str) -> CsvTable | None:
+        if kind not in self.tables and kind in ON_FIRST_ROW:
+            file, columns = ON_FIRST_ROW[kind]
+            self.tables[kind] = CsvTable(self.run_dir / file, columns)
+        return self.tables.get(kind)
+
+    def flush(self) -> None:
+        for table in self.tables.values():
+            table.flush()
+
+    def close(self) -> None:
+        for table in self.tables.values():
+            table.close()
+
+
+class MetricsCollector(RecordingThread):
+    def __init__(self, bootstrap: str, topic: str, run_dir: Path, run_id: str, policy: str,
+                 warmup_until_ms: int, results: bool = False, sampling: bool = False) -> None:
+        super().__init__(name="metrics-collector", daemon=True)
+        self.rows = MetricRows(run_dir, run_id, policy, warmup_until_ms, results, sampling)
         self._stopping = threading.Event()
         self._consumer = Consumer({
             "bootstrap.servers": bootstrap, "group.id": f"klinkctl-{topic}", "auto.offset.reset": "earliest",
@@ -115,7 +164,15 @@ class MetricsCollector(RecordingThread):
 
     @property
     def firings(self) -> int:
-        return self.tables["firing"].rows
+        return self.rows.tables["firing"].rows
+
+    @property
+    def last_swm_latency_ms(self) -> float | None:
+        return self.rows.last_swm_latency_ms
+
+    @property
+    def fired_after_warmup(self) -> dict[str, set[int]]:
+        return self.rows.fired_after_warmup
 
     def _loop(self) -> None:
         idle_polls = 0
@@ -125,26 +182,10 @@ class MetricsCollector(RecordingThread):
             idle_polls = 0 if messages else idle_polls + 1
             for message in messages:
                 if not message.error():
-                    self._record(json.loads(message.value()))
-            for table in self.tables.values():
-                table.flush()
+                    self.rows.record(json.loads(message.value()))
+            self.rows.flush()
         self._consumer.close()
-        for table in self.tables.values():
-            table.close()
-
-    def _record(self, row: dict) -> None:
-        kind = row.pop("type")
-        if kind == "firing":
-            row["warmup"] = row["window_end"] < self.warmup_until_ms
-            self.last_swm_latency_ms = row["swm_latency_ms"]
-            if not row["warmup"]:
-                self.fired_after_warmup.setdefault(row["query"], set()).add(row["window_end"])
-        elif kind == "marker":
-            row["warmup"] = row["created_at"] < self.warmup_until_ms
-        elif kind == "result" and "fields" in row:
-            row["fields"] = json.dumps(row["fields"])  # NYT: the averages; kMeans: the centroid
-        if kind in self.tables:
-            self.tables[kind].write({**self.labels, **row})
+        self.rows.close()
 
     def stop(self, timeout_s: float = 15) -> None:
         self._stopping.set()
