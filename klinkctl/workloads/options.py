@@ -68,6 +68,10 @@ class TailOptions(Section):
                                 workloads=RECORD_WORKLOADS, ge=0, le=1_000_000)
     stage_parallelism: int = option(4, "Tasks per stage (the seed: 5); the job needs this many slots.",
                                     workloads=RECORD_WORKLOADS, gt=0, le=64)
+    buffer_timeout_ms: int = option(1, "How long a task's network buffer waits to fill before it is sent (Flink's "
+                                    "execution.buffer-timeout); 0 = after every record. Flink's 100 ms default adds "
+                                    "up to 100 ms per exchange at low rates, more than the tail being studied.",
+                                    duration=True, workloads=RECORD_WORKLOADS, ge=0, le=1000)
     balance_period_ms: int = option(5000, "latency-balance: monitor period (the seed: 5 s).", duration=True,
                                     workloads=RECORD_WORKLOADS, gt=0)
     balance_alpha: float = option(0.5, "latency-balance: aging rate α of Wt = α·T + (1 − α)·Wt (the seed: 0.5).",

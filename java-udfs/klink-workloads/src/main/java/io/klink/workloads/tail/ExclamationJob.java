@@ -29,14 +29,16 @@ public final class ExclamationJob {
      * Configuration as the harness writes it (JSON; see klinkctl/workloads/exclamation.py). {@code windowMs} is
      * every job config's key; this pipeline has no windows.
      */
-    public record Config(long windowMs, int stages, long stageCostUs, int stageParallelism, String tail,
+    public record Config(long windowMs, int stages, long stageCostUs, int stageParallelism, long bufferTimeoutMs,
+                         String tail,
                          String feedbackTopic, long balancePeriodMs, double balanceAlpha, double balanceThreshold,
                          double balanceUnit) {
 
         public Config {
-            if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || !Tails.NAMES.contains(tail)) {
+            if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
+                    || !Tails.NAMES.contains(tail)) {
                 throw new IllegalArgumentException("exclamation needs stages >= 1, stageCostUs >= 0, "
-                        + "stageParallelism >= 1 and tail one of " + Tails.NAMES);
+                        + "stageParallelism >= 1, bufferTimeoutMs >= 0 and tail one of " + Tails.NAMES);
             }
         }
 
@@ -48,6 +50,7 @@ public final class ExclamationJob {
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
         QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
+        env.setBufferTimeout(config.bufferTimeoutMs());
         Stage.Balancing balancing = config.balanced() ? new Stage.Balancing(run.bootstrap(), config.feedbackTopic(),
                 config.balancePeriodMs(), config.balanceAlpha(), config.balanceThreshold(), config.balanceUnit()) : null;
         for (Query query : run.queries()) {
