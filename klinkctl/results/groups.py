@@ -176,7 +176,8 @@ def _by_repetition(runs: pd.DataFrame) -> dict[int, float]:
 
 def add_ratios(groups: pd.DataFrame, references: Sequence[int | None], confidence: float = 0.95) -> pd.DataFrame:
     """``groups`` with each row's ratios to the row ``references[i]`` (a position; None: no reference):
-    ratio and p99_ratio with their CIs over runs, ``significant`` (of the mean ratio) and ``verdict``."""
+    ratio and p99_ratio with their CIs over runs, ``significant`` (of the mean ratio; for per-record workloads,
+    which have no windows, of the record p99 ratio: the tail they are about) and ``verdict``."""
     groups = groups.copy()
     results = [_versus(groups, position, reference, confidence) for position, reference in enumerate(references)]
     for column in results[0] if results else ():
@@ -208,7 +209,8 @@ def _versus(groups: pd.DataFrame, position: int, reference: int | None, confiden
     elif reference == position:
         out.update(significant=None, verdict=REFERENCE)
     else:
-        verdict = significance(groups.iloc[reference]["n"], row["n"], out["ratio_ci_low"], out["ratio_ci_high"])
+        judged = "ratio" if not math.isnan(out["ratio"]) or "record_p99_ratio" not in out else "record_p99_ratio"
+        verdict = significance(groups.iloc[reference]["n"], row["n"], out[f"{judged}_ci_low"], out[f"{judged}_ci_high"])
         out.update(significant=verdict,
                    verdict={True: SIGNIFICANT, False: NOT_SIGNIFICANT}.get(verdict, NO_VERDICT))
     return out

@@ -15,9 +15,11 @@ from klinkctl.run.config import RunSpec
 #: strict_slack the word "strict", fill_cycle "fill"; aging, not in the paper, "age").
 SCHEDULER_SETTINGS = {"enforce": "", "cores": "C", "confidence": "f", "cycle_ms": "r", "history": "h",
                       "memory_bound": "b", "strict_slack": "strict", "fill_cycle": "fill", "aging": "age"}
-#: A tail-latency technique's settings (per-record workloads, `--tail`) in label order, named as in its paper.
-TAIL_SETTINGS = {"balance_period_ms": "period_ms", "balance_alpha": "α", "balance_threshold": "thres",
-                 "balance_unit": "unit"}
+#: Each tail-latency technique's settings (per-record workloads, `--tail`) in label order, named as in its paper.
+TAIL_SETTINGS = {"latency-balance": {"balance_period_ms": "period_ms", "balance_alpha": "α",
+                                     "balance_threshold": "thres", "balance_unit": "unit"},
+                 "replay": {"replay_period_ms": "period_ms"},
+                 "replicate": {"replicate_fraction": "fraction"}}
 DEFAULTS = {name: field.default for name, field in RunSpec.model_fields.items()}
 UNSCHEDULED = "default"
 
@@ -30,7 +32,7 @@ def policy_label(bench: dict[str, Any]) -> str:
     tail = str(bench.get("tail") or DEFAULTS["tail"])
     if tail == DEFAULTS["tail"]:
         return label
-    technique = _with_settings(tail, bench, TAIL_SETTINGS) if tail == "latency-balance" else tail
+    technique = _with_settings(tail, bench, TAIL_SETTINGS.get(tail, {}))
     return technique if label == UNSCHEDULED else f"{label}+{technique}"
 
 

@@ -102,11 +102,20 @@ def run_record_latency(run_dir: Path) -> dict | None:
     record-latency.csv; None for a run without record rows (no file written)."""
     if not (run_dir / RECORD_FILE).is_file():
         return None
-    measured = measured_records(read_table(run_dir / RECORD_FILE))
+    every_row = read_table(run_dir / RECORD_FILE)
+    measured = measured_records(every_row)
     seconds = per_second_histograms(measured)
     per_second_table(seconds).to_csv(run_dir / PERCENTILES_FILE, index=False)
     duplicates = int(measured["duplicates"].sum()) if "duplicates" in measured else 0
-    return latency_summary(merge(seconds), duplicates)
+    return {**latency_summary(merge(seconds), duplicates), **whole_run_counts(every_row)}
+
+
+def whole_run_counts(rows: pd.DataFrame) -> dict[str, int]:
+    """Records (first copies) and dropped copies the sinks saw over the whole run, warm-up included: set against
+    the events the generator sent, what a technique lost or duplicated."""
+    if rows.empty:
+        return {"records_total": 0, "duplicates_total": 0}
+    return {"records_total": int(rows["count"].sum()), "duplicates_total": int(rows["duplicates"].sum())}
 
 
 def pooled_histogram(run_dirs: Iterable[Path]) -> HdrHistogram:

@@ -215,7 +215,12 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     }
     record_latency = run_record_latency(run_dir)  # also writes record-percentiles.csv
     if record_latency is not None:  # only workloads whose sinks publish per-record latency
+        sent = generator_summary.get("events_sent")
+        record_latency["records_missing"] = sent - record_latency["records_total"] if sent is not None else None
         summary["record_latency"] = record_latency
+        if record_latency["records_missing"]:
+            flags.append(f"{record_latency['records_missing']} of {sent} records never reached the sinks "
+                         "(lost, or still queued when collection stopped)")
     summary["comparison"] = assess(summary).as_summary()  # docs/results.md: which runs are compared
     return summary
 

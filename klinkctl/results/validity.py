@@ -16,7 +16,10 @@ A run is invalid when any of these holds (one short reason each, in this order):
    of its rate. A generator that falls behind still sends every event, late: rule 4 catches it;
 4. the generator's p99 send lag (``generator.lag_p99_ms``) is above ``MAX_LAG_FRACTION`` (5 %) of the run's
    mean SWM latency: events left late enough to move the measured latency (coordinated omission). Skipped when
-   the summary has no send-lag percentile (older runs).
+   the summary has no send-lag percentile (older runs), and for per-record workloads, whose latency counts from
+   each record's scheduled creation time, so a late send is charged to the run's latency, not hidden;
+5. (per-record workloads) records never reached the sinks (``record_latency.records_missing > 0``): lost, or
+   still queued when collection stopped; like censored windows, the slowest records would be missing.
 
 Why these thresholds: on this machine 1–3 % of events leave more than 10 ms behind schedule in almost every
 run, so "fell behind" alone says little; a 1 % rate shortfall or a p99 lag of 5 % of the latency is what can
@@ -37,6 +40,7 @@ CENSORED = "censored windows"
 GENERATOR_SLOW = f"generator below {MIN_OFFERED_FRACTION * 100:g} % of the requested rate"
 GENERATOR_LAG = f"generator p99 send lag above {MAX_LAG_FRACTION * 100:g} % of the mean latency"
 NO_SUMMARY = "no summary.json"
+RECORDS_MISSING = "records missing at the sinks"
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ def assess(summary: dict[str, Any]) -> Validity:
     """Whether the run of ``summary`` (summary.json as a dict) may be compared, and if not, why."""
     if not summary:
         return Validity(False, [NO_SUMMARY])
-    checks = (_status_reason, _censored_reason, _rate_reason, _lag_reason)
+    checks = (_status_reason, _censored_reason, _rate_reason, _lag_reason, _missing_records_reason)
     reasons = [reason for check in checks if (reason := check(summary))]
     return Validity(not reasons, reasons)
 
@@ -92,3 +96,8 @@ def _lag_reason(summary: dict[str, Any]) -> str | None:
     if lag_p99 is None or not mean_latency:
         return None
     return GENERATOR_LAG if lag_p99 > MAX_LAG_FRACTION * mean_latency else None
+
+
+def _missing_records_reason(summary: dict[str, Any]) -> str | None:
+    missing = _section(summary, "record_latency").get("records_missing")
+    return RECORDS_MISSING if missing else None

@@ -20,6 +20,8 @@ JAVA_BUILDER = "io.klink.workloads.tail.ExclamationJob"
 event_time = common.last_column_event_time  # id,word,event_time
 exact_results = None
 window_errors = None
+#: The keys the records tasks acknowledge records under (io.klink.workloads.tail.Replayer.ackKey).
+ACK_PREFIX = "acks/"
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
@@ -27,7 +29,8 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
         plan_, config, bootstrap, JAVA_BUILDER, stages=config.stages, stageCostUs=config.stage_cost_us,
         stageParallelism=config.stage_parallelism, bufferTimeoutMs=config.buffer_timeout_ms, tail=config.tail, feedbackTopic=plan_.feedback_topic,
         balancePeriodMs=config.balance_period_ms, balanceAlpha=config.balance_alpha,
-        balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit))
+        balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit,
+        replayPeriodMs=config.replay_period_ms, replicateFraction=config.replicate_fraction))
 
 
 def generator_args(config: RunSpec) -> list[str]:
@@ -35,8 +38,10 @@ def generator_args(config: RunSpec) -> list[str]:
 
 
 def write_feedback(bootstrap: str, plan_: common.Plan, run_dir: Path) -> None:
-    """feedback.csv: time_ms, key, value of every statement on the feedback channel (the stages' latencies, the
-    balancers' shares), in the order Kafka kept them."""
-    rows = [(m.timestamp()[1], (m.key() or b"").decode(), (m.value() or b"").decode())
-            for m in kafka_io.topic_messages(bootstrap, plan_.feedback_topic)]
+    """feedback.csv: time_ms, key, value of the statements on the feedback channel (the stages' latencies, the
+    balancers' shares, the replay timeouts), in the order Kafka kept them; the records' acknowledgements (one
+    statement per records task every 2 ms) are left out."""
+    rows = [(m.timestamp()[1], key, (m.value() or b"").decode())
+            for m in kafka_io.topic_messages(bootstrap, plan_.feedback_topic)
+            if not (key := (m.key() or b"").decode()).startswith(ACK_PREFIX)]
     pd.DataFrame(rows, columns=["time_ms", "key", "value"]).to_csv(run_dir / "feedback.csv", index=False)

@@ -58,8 +58,10 @@ class KmeansOptions(Section):
 
 class TailOptions(Section):
     """The exclamation pipeline and its tail-latency technique (seed tail-latency-storm-du-gupta.txt)."""
-    tail: str = option("none", "Exchange between the stages: none = Flink's rebalance (the baseline), rescale = "
-                       "Flink's rescale, latency-balance = Du & Gupta's Algorithm 2.", choices=catalog.tails,
+    tail: str = option("none", "Tail-latency technique: none = Flink's rebalance between the stages (the baseline), "
+                       "rescale = Flink's rescale, latency-balance = Du & Gupta's Algorithm 2, replay = their "
+                       "adaptive timeout with selective replay (Algorithm 1), replicate = blind replication of "
+                       "--replicate-fraction of the records.", choices=catalog.tails,
                        workloads=RECORD_WORKLOADS)
     stages: int = option(3, "Operators after the spout, each behind its own exchange (the seed's 4-operator "
                          "exclamation topology: spout + 3).", workloads=RECORD_WORKLOADS, gt=0, le=20)
@@ -80,6 +82,13 @@ class TailOptions(Section):
                                       "traffic (the seed: 1.2).", workloads=RECORD_WORKLOADS, ge=1)
     balance_unit: float = option(0.01, "latency-balance: share of an upstream task's traffic one adjustment moves "
                                  "(the seed: 1 %).", workloads=RECORD_WORKLOADS, gt=0, le=1)
+
+    replay_period_ms: int = option(1000, "replay: how often the adaptive timeout is set from the last period's "
+                                   "latencies (the seed's Algorithm 1: 1 s).", duration=True,
+                                   workloads=RECORD_WORKLOADS, gt=0)
+    replicate_fraction: float = option(0.2, "replicate: fraction of the records the spout sends twice at once (the "
+                                       "seed's blind replication baseline: 0.2, 0.5, 1).", workloads=RECORD_WORKLOADS,
+                                       gt=0, le=1)
 
 
 WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions)

@@ -108,7 +108,9 @@ def test_the_measured_records_merge_across_subtasks_and_queries_without_the_warm
     assert figures["max_ms"] == pytest.approx(2000, rel=1e-3)  # not the warm-up's 60 s
     assert figures["mean_ms"] == pytest.approx((2 * 500_500 + 10 * 2000) / 2010, rel=1e-3)
     assert set(figures) == {"count", "duplicates", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "p9999_ms",
-                            "max_ms"}
+                            "max_ms", "records_total", "duplicates_total"}
+    # the whole run, warm-up included: what is set against the events the generator sent
+    assert (figures["records_total"], figures["duplicates_total"]) == (2110, 5)
 
 
 def test_the_per_second_table_merges_subtasks_in_order_of_time(run_dir):
@@ -137,7 +139,7 @@ def summary_of(run_dir: Path) -> dict:
 
 def test_the_summary_has_record_latency_for_runs_with_record_rows(run_dir):
     summary = summary_of(run_dir)
-    assert summary["record_latency"] == run_record_latency(run_dir)
+    assert summary["record_latency"] == {**run_record_latency(run_dir), "records_missing": None}  # nothing sent
     assert summary["record_latency"]["count"] == 2010 and summary["comparison"]["valid"]
     assert (run_dir / PERCENTILES_FILE).is_file()
 
@@ -152,3 +154,17 @@ def test_a_python_histogram_round_trips_through_base64_text():
     text = encoded([1, 10, 100, 3_600_000_000])
     assert isinstance(HdrHistogram.decode(text).get_max_value(), int)
     assert decode(text).get_total_count() == 4 and decode("") is None and decode(float("nan")) is None
+
+
+def test_records_the_sinks_never_saw_are_flagged_and_the_run_is_not_compared(run_dir):
+    summary = build_summary(run_dir, "r1", {"workload": "records"}, "completed", "",
+                            (WARMUP_UNTIL, WARMUP_UNTIL + 3000), {"events_sent": 2200})
+    assert summary["record_latency"]["records_missing"] == 90
+    assert any("90 of 2200 records never reached the sinks" in flag for flag in summary["flags"])
+    assert summary["comparison"] == {"valid": False, "invalid_reasons": ["records missing at the sinks"]}
+
+
+def test_every_record_seen_leaves_the_run_valid(run_dir):
+    summary = build_summary(run_dir, "r1", {"workload": "records"}, "completed", "",
+                            (WARMUP_UNTIL, WARMUP_UNTIL + 3000), {"events_sent": 2110})
+    assert summary["record_latency"]["records_missing"] == 0 and summary["comparison"]["valid"]

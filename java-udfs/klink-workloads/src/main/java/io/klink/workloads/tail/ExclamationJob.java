@@ -32,7 +32,7 @@ public final class ExclamationJob {
     public record Config(long windowMs, int stages, long stageCostUs, int stageParallelism, long bufferTimeoutMs,
                          String tail,
                          String feedbackTopic, long balancePeriodMs, double balanceAlpha, double balanceThreshold,
-                         double balanceUnit) {
+                         double balanceUnit, long replayPeriodMs, double replicateFraction) {
 
         public Config {
             if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
@@ -44,6 +44,17 @@ public final class ExclamationJob {
 
         boolean balanced() {
             return Tails.LATENCY_BALANCE.equals(tail);
+        }
+
+        /** The spout's replay settings for {@code query}, null when the technique does not replay. */
+        Replayer.Settings replay(String bootstrap, String query, long seed) {
+            return switch (tail) {
+                case Tails.REPLAY -> new Replayer.Settings(Replayer.Mode.ADAPTIVE, bootstrap, feedbackTopic, query,
+                        replayPeriodMs, 0, seed);
+                case Tails.REPLICATE -> new Replayer.Settings(Replayer.Mode.REPLICATE, bootstrap, feedbackTopic, query,
+                        replayPeriodMs, replicateFraction, seed);
+                default -> null;
+            };
         }
     }
 
@@ -66,6 +77,10 @@ public final class ExclamationJob {
                 .map(new Stage(0, "", balancing, null, balancedName(config, q, 1), config.stageParallelism()),
                         TailRecordDeserializer.RECORDS)
                 .name(q + "spout");
+        Replayer.Settings replay = config.replay(run.bootstrap(), query.id(), query.id().hashCode());
+        if (replay != null) {
+            records = records.transform(q + "replay", TailRecordDeserializer.RECORDS, new Replayer(replay));
+        }
         for (int k = 1; k <= config.stages(); k++) {
             String next = k < config.stages() ? balancedName(config, q, k + 1) : null;
             records = exchange(records, config)
@@ -74,7 +89,9 @@ public final class ExclamationJob {
                     .name(q + "stage-" + k).setParallelism(config.stageParallelism());
         }
         records.keyBy(r -> r.id, Types.LONG)
-                .transform(q + "records", Types.STRING, new RecordLatencySink(query.id(), DEDUP_HORIZON_MS))
+                .transform(q + "records", Types.STRING, replay != null && replay.mode() == Replayer.Mode.ADAPTIVE
+                        ? new RecordLatencySink(query.id(), DEDUP_HORIZON_MS, run.bootstrap(), config.feedbackTopic())
+                        : new RecordLatencySink(query.id(), DEDUP_HORIZON_MS))
                 .setParallelism(config.stageParallelism())
                 .sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink").setParallelism(config.stageParallelism());
     }

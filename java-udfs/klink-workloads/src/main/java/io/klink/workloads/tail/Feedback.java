@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.apache.flink.kafka.shaded.org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.flink.kafka.shaded.org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.flink.kafka.shaded.org.apache.kafka.clients.producer.KafkaProducer;
@@ -30,6 +32,7 @@ public final class Feedback {
     private final KafkaProducer<String, String> producer;
     private final String topic;
     private final Map<String, String> latest = new ConcurrentHashMap<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private final Thread reader;
     private volatile boolean running = true;
     private int users;
@@ -75,6 +78,20 @@ public final class Feedback {
         producer.send(new ProducerRecord<>(topic, 0, key, value));
     }
 
+    /** A statement stream: every value published under {@code key}, in order, on the reader thread. */
+    private record Listener(String key, Consumer<String> onValue) {}
+
+    /** Calls {@code onValue} (on the channel's reader thread) with every value later published under {@code key}. */
+    public Object listen(String key, Consumer<String> onValue) {
+        Listener listener = new Listener(key, onValue);
+        listeners.add(listener);
+        return listener;
+    }
+
+    public void stopListening(Object listener) {
+        listeners.remove(listener);
+    }
+
     /** The last value published under {@code key} by any TaskManager, null before the first. */
     public String latest(String key) {
         return latest.get(key);
@@ -85,6 +102,11 @@ public final class Feedback {
             while (running) {
                 for (ConsumerRecord<String, String> r : consumer.poll(POLL)) {
                     latest.put(r.key(), r.value());
+                    for (Listener listener : listeners) {
+                        if (listener.key().equals(r.key())) {
+                            listener.onValue().accept(r.value());
+                        }
+                    }
                 }
             }
         } catch (RuntimeException e) {

@@ -21,6 +21,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * HdrHistogram, and once a second emits the second's histogram as a metric row:
  * {@code {"type":"records","query","subtask","start_ms","end_ms","count","duplicates","histogram"}} with the
  * histogram in HdrHistogram's compressed encoding, base64 (klinkctl merges them across tasks and seconds).
+ * With a {@link Replayer} upstream it also acknowledges each first copy, with its latency, on the feedback channel.
  */
 public final class RecordLatencySink extends AbstractStreamOperator<String> implements OneInputStreamOperator<TailRecord, String> {
 
@@ -28,10 +29,16 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
     public static final long HIGHEST_MICROS = 3_600_000_000L;
     public static final int DIGITS = 3;
     static final long PERIOD_MS = 1000;
+    /** How often acknowledgements are sent: a batch per flush keeps the channel's records few. */
+    static final long ACK_FLUSH_MS = 2;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String query;
     private final long dedupHorizonMs;
+    private final String ackBootstrap;
+    private final String ackTopic;
+    private transient Feedback feedback;
+    private transient StringBuilder acks;
     private transient Histogram histogram;
     private transient long periodStartMs;
     private transient long duplicates;
@@ -40,8 +47,15 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
 
     /** {@code dedupHorizonMs}: how long after its creation a record's id is remembered to drop later copies. */
     public RecordLatencySink(String query, long dedupHorizonMs) {
+        this(query, dedupHorizonMs, null, null);
+    }
+
+    /** As above, acknowledging first copies on the feedback channel {@code ackTopic} (for a {@link Replayer}). */
+    public RecordLatencySink(String query, long dedupHorizonMs, String ackBootstrap, String ackTopic) {
         this.query = query;
         this.dedupHorizonMs = dedupHorizonMs;
+        this.ackBootstrap = ackBootstrap;
+        this.ackTopic = ackTopic;
     }
 
     @Override
@@ -53,6 +67,19 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
         long now = getProcessingTimeService().getCurrentProcessingTime();
         periodStartMs = now - now % PERIOD_MS;
         getProcessingTimeService().registerTimer(periodStartMs + PERIOD_MS, this::onPeriodEnd);
+        if (ackTopic != null) {
+            feedback = Feedback.join(ackBootstrap, ackTopic);
+            acks = new StringBuilder();
+            getProcessingTimeService().registerTimer(now + ACK_FLUSH_MS, this::flushAcks);
+        }
+    }
+
+    private void flushAcks(long timestamp) {
+        if (acks.length() > 0) {
+            feedback.publish(Replayer.ackKey(query), acks.toString());
+            acks.setLength(0);
+        }
+        getProcessingTimeService().registerTimer(timestamp + ACK_FLUSH_MS, this::flushAcks);
     }
 
     @Override
@@ -62,7 +89,11 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
             duplicates++;
             return;
         }
-        histogram.recordValue(Math.min(HIGHEST_MICROS, Math.max(0, Feedback.nowMicros() - r.createdMs * 1000)));
+        long latency = Math.min(HIGHEST_MICROS, Math.max(0, Feedback.nowMicros() - r.createdMs * 1000));
+        histogram.recordValue(latency);
+        if (acks != null) {
+            acks.append(acks.length() > 0 ? "," : "").append(r.id).append(':').append(latency);
+        }
     }
 
     private void onPeriodEnd(long timestamp) {
@@ -84,6 +115,15 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
         output.collect(new StreamRecord<>(row(query, subtask, periodStartMs, endMs, histogram, duplicates)));
         histogram.reset();
         duplicates = 0;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (feedback != null) {
+            feedback.leave();
+            feedback = null;
+        }
+        super.close();
     }
 
     static String row(String query, int subtask, long startMs, long endMs, Histogram histogram, long duplicates) {

