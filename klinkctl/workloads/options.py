@@ -61,7 +61,8 @@ class TailOptions(Section):
     tail: str = option("none", "Tail-latency technique: none = Flink's rebalance between the stages (the baseline), "
                        "rescale = Flink's rescale, latency-balance = Du & Gupta's Algorithm 2, replay = their "
                        "adaptive timeout with selective replay (Algorithm 1), replicate = blind replication of "
-                       "--replicate-fraction of the records.", choices=catalog.tails,
+                       "--replicate-fraction of the records, shared-queue = a stage's tasks in one TaskManager share "
+                       "one input queue (§3.2).", choices=catalog.tails,
                        workloads=RECORD_WORKLOADS)
     stages: int = option(3, "Operators after the spout, each behind its own exchange (the seed's 4-operator "
                          "exclamation topology: spout + 3).", workloads=RECORD_WORKLOADS, gt=0, le=20)

@@ -5,7 +5,10 @@ import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -22,6 +25,10 @@ public final class ExclamationJob {
 
     /** How long the records task remembers an id to drop later copies of it. */
     static final long DEDUP_HORIZON_MS = 60_000;
+    /** Shared queue: records a task may have in its queue at once (beyond, async I/O back-pressures), and how
+     *  long one may wait there before the job fails. */
+    static final int ASYNC_CAPACITY = 10_000;
+    static final long ASYNC_TIMEOUT_S = 120;
 
     private ExclamationJob() {}
 
@@ -83,10 +90,9 @@ public final class ExclamationJob {
         }
         for (int k = 1; k <= config.stages(); k++) {
             String next = k < config.stages() ? balancedName(config, q, k + 1) : null;
-            records = exchange(records, config)
-                    .map(new Stage(config.stageCostUs(), "!", balancing, balancedName(config, q, k), next,
-                            config.stageParallelism()), TailRecordDeserializer.RECORDS)
-                    .name(q + "stage-" + k).setParallelism(config.stageParallelism());
+            records = stage(exchange(records, config), config, run, q + "stage-" + k,
+                    new Stage(config.stageCostUs(), "!", balancing, balancedName(config, q, k), next,
+                            config.stageParallelism()));
         }
         records.keyBy(r -> r.id, Types.LONG)
                 .transform(q + "records", Types.STRING, replay != null && replay.mode() == Replayer.Mode.ADAPTIVE
@@ -94,6 +100,16 @@ public final class ExclamationJob {
                         : new RecordLatencySink(query.id(), DEDUP_HORIZON_MS))
                 .setParallelism(config.stageParallelism())
                 .sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink").setParallelism(config.stageParallelism());
+    }
+
+    /** One stage: a map, or with the shared-queue technique the same work behind async I/O and a shared queue. */
+    private static DataStream<TailRecord> stage(DataStream<TailRecord> in, Config config, QueryPipelines.Run run,
+                                                String name, Stage map) {
+        SingleOutputStreamOperator<TailRecord> out = Tails.SHARED_QUEUE.equals(config.tail())
+                ? AsyncDataStream.unorderedWait(in, new SharedQueue(config.stageCostUs(), "!", run.runId() + "/" + name),
+                        ASYNC_TIMEOUT_S, TimeUnit.SECONDS, ASYNC_CAPACITY)
+                : in.map(map, TailRecordDeserializer.RECORDS);
+        return out.name(name).setParallelism(config.stageParallelism());
     }
 
     /** Stage k's name on the feedback channel when the exchange into it is balanced, else null. */

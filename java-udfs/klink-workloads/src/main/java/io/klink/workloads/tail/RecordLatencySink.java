@@ -119,10 +119,7 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
 
     @Override
     public void close() throws Exception {
-        if (feedback != null) {
-            feedback.leave();
-            feedback = null;
-        }
+        feedback = Feedback.release(feedback);
         super.close();
     }
 

@@ -139,9 +139,8 @@ public final class Replayer extends AbstractStreamOperator<TailRecord> implement
     public void close() throws Exception {
         if (feedback != null) {
             feedback.stopListening(listener);
-            feedback.leave();
-            feedback = null;
         }
+        feedback = Feedback.release(feedback);
         super.close();
     }
 }

@@ -117,10 +117,7 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
 
     @Override
     public void close() throws Exception {
-        if (feedback != null) {
-            feedback.leave();
-            feedback = null;
-        }
+        feedback = Feedback.release(feedback);
         super.close();
     }
 }

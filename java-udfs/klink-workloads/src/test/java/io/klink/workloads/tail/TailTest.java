@@ -169,6 +169,40 @@ class TailTest {
         assertTrue(threads.getCurrentThreadCpuTime() - before >= 2_000_000);
     }
 
+    @Test
+    void aStagesTasksInOneJvmShareOneQueueServedByOneWorkerEach() throws Exception {
+        SharedQueue first = new SharedQueue(100, "!", "run/q00/stage-1");
+        SharedQueue second = new SharedQueue(100, "!", "run/q00/stage-1");
+        first.open(null);
+        second.open(null);
+        assertEquals(2, SharedQueue.workers("run/q00/stage-1"));
+        java.util.concurrent.CompletableFuture<TailRecord> done = new java.util.concurrent.CompletableFuture<>();
+        second.asyncInvoke(new TailRecord(1, 1000, "mike"), new org.apache.flink.streaming.api.functions.async.ResultFuture<>() {
+            @Override
+            public void complete(java.util.Collection<TailRecord> result) {
+                done.complete(result.iterator().next());
+            }
+
+            @Override
+            public void completeExceptionally(Throwable error) {
+                done.completeExceptionally(error);
+            }
+
+            @Override
+            public void complete(org.apache.flink.streaming.api.functions.async.CollectionSupplier<TailRecord> supplier) {
+                try {
+                    complete(supplier.get());
+                } catch (Exception error) {
+                    done.completeExceptionally(error);
+                }
+            }
+        });
+        assertEquals("mike!", done.get(10, java.util.concurrent.TimeUnit.SECONDS).payload);
+        first.close();
+        second.close();
+        assertEquals(0, SharedQueue.workers("run/q00/stage-1"));
+    }
+
     private static Collector<TailRecord> collector(List<TailRecord> out) {
         return new Collector<>() {
             @Override
