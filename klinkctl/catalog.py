@@ -103,6 +103,11 @@ def tails() -> tuple[str, ...]:
     return _names("tails")
 
 
+def stage_costs() -> tuple[str, ...]:
+    """How a per-record pipeline's stages spend their cost (io.klink.workloads.tail.StageCost)."""
+    return _names("stageCosts")
+
+
 def _workload(name: str) -> dict:
     return next(w for w in load()["workloads"] if w["name"] == name)
 

@@ -167,7 +167,8 @@ CELL_HEADERS = {"mean_ms": "mean ms [CI]", "p99_ms": "p99 ms [CI]", "source_reco
                 "record_p999_ms": "record p99.9 ms [CI]", "record_p99_ratio": "record p99 × [CI]",
                 "record_p999_ratio": "record p99.9 × [CI]"}
 CI_SUFFIXES = ("_ci_low", "_ci_high")
-HIDDEN_CELL_COLUMNS = ("p99_ratio", "significant", "record_mean_ms", "record_mean_ratio")  # all in cells.csv
+HIDDEN_CELL_COLUMNS = ("p99_ratio", "significant", "record_mean_ms", "record_mean_ratio",  # all in cells.csv
+                       "record_queueing_ms", "record_queueing_ratio")
 CI_OF = {"mean_ms": "mean", "p99_ms": "p99", "ratio": "ratio",
          **{f"{name}_ms": name for name in ("record_p99", "record_p999")},
          **{f"{name}_ratio": f"{name}_ratio" for name in ("record_p99", "record_p999")}}

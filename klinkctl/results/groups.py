@@ -50,9 +50,11 @@ ENOUGH_RUNS = 5
 METRICS = {"mean": "mean_latency_ms", "p99": "p99_latency_ms"}
 #: Per-record latency, compared like METRICS when the runs have it: metric → its key in summary.json →
 #: record_latency. Group columns: <metric>_ms with its CI, <metric>_ratio with its CI (record_p99_ratio, ...).
-RECORD_METRICS = {"record_mean": "mean_ms", "record_p99": "p99_ms", "record_p999": "p999_ms"}
+RECORD_METRICS = {"record_mean": "mean_ms", "record_p99": "p99_ms", "record_p999": "p999_ms",
+                  "record_queueing": "queueing_mean_ms"}
 RECORD_COLUMNS = {name: f"{name}_latency_ms" for name in RECORD_METRICS}  # their per-run columns
-RECORD_LABELS = {"record_mean": "record mean", "record_p99": "record p99", "record_p999": "record p99.9"}
+RECORD_LABELS = {"record_mean": "record mean", "record_p99": "record p99", "record_p999": "record p99.9",
+                 "record_queueing": "record queueing"}
 LABEL, POLICY_LABEL = "label", "policy_label"
 REFERENCE, SIGNIFICANT, NOT_SIGNIFICANT, NO_VERDICT = "reference", "significant", "not significant", "no verdict"
 GROUP_COLUMNS = [

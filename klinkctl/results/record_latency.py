@@ -1,8 +1,9 @@
 """Per-record end-to-end latency: the sinks' HdrHistograms (record-latency.csv) merged into a run's figures.
 
 A sink subtask publishes, once a second, a "records" row (``klinkctl.run.collectors``): how many records arrived
-in that second (first copies only), how many later copies it dropped (``duplicates``) and an HdrHistogram of their
-latencies in microseconds (record creation to arrival at the sink), base64 of Java's V2 compressed encoding.
+in that second (first copies only), how many later copies it dropped (``duplicates``), the sum of their queueing
+delays (``queued_us``: each record's waits from an upstream hand-over to the start of a stage's work, added up over
+its stages) and an HdrHistogram of their latencies in microseconds (record creation to arrival at the sink), base64 of Java's V2 compressed encoding.
 Here the rows of the measured span (``warmup`` false) are merged across subtasks and queries: the run's figures
 in milliseconds (summary.json → ``record_latency``) and one row per second (``record-percentiles.csv``).
 
@@ -87,14 +88,17 @@ def per_second_table(seconds: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SECOND_COLUMNS)
 
 
-def latency_summary(histogram: HdrHistogram, duplicates: int) -> dict[str, float | int | None]:
-    """summary.json → record_latency: records, duplicates dropped, mean, p50…p99.99 and max, in ms."""
+def latency_summary(histogram: HdrHistogram, duplicates: int, queued_us: float | None = None
+                    ) -> dict[str, float | int | None]:
+    """summary.json → record_latency: records, duplicates dropped, mean, p50…p99.99 and max, in ms, and the mean
+    queueing delay per record over all its stages (None when the sinks did not report it)."""
     count = int(histogram.get_total_count())
     figures = percentiles_ms(histogram, SUMMARY_PERCENTILES)
     return {"count": count, "duplicates": int(duplicates),
             "mean_ms": histogram.get_mean_value() / US_PER_MS if count else None,
             **{f"{name}_ms": value for name, value in figures.items()},
-            "max_ms": histogram.get_max_value() / US_PER_MS if count else None}
+            "max_ms": histogram.get_max_value() / US_PER_MS if count else None,
+            "queueing_mean_ms": queued_us / count / US_PER_MS if count and queued_us is not None else None}
 
 
 def run_record_latency(run_dir: Path) -> dict | None:
@@ -107,7 +111,8 @@ def run_record_latency(run_dir: Path) -> dict | None:
     seconds = per_second_histograms(measured)
     per_second_table(seconds).to_csv(run_dir / PERCENTILES_FILE, index=False)
     duplicates = int(measured["duplicates"].sum()) if "duplicates" in measured else 0
-    return {**latency_summary(merge(seconds), duplicates), **whole_run_counts(every_row)}
+    queued = measured["queued_us"].sum() if "queued_us" in measured and measured["queued_us"].notna().all() else None
+    return {**latency_summary(merge(seconds), duplicates, queued), **whole_run_counts(every_row)}
 
 
 def whole_run_counts(rows: pd.DataFrame) -> dict[str, int]:

@@ -36,8 +36,8 @@ RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", 
 RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields"]
 SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
                     "dropped_late"]
-RECORD_COLUMNS = ["run", "policy", "query", "subtask", "start_ms", "end_ms", "count", "duplicates", "histogram",
-                  "warmup"]
+RECORD_COLUMNS = ["run", "policy", "query", "subtask", "start_ms", "end_ms", "count", "duplicates", "queued_us",
+                  "histogram", "warmup"]
 #: Tables created at their first row (kind -> file, columns): only workloads that publish such rows get the file.
 ON_FIRST_ROW = {"records": ("record-latency.csv", RECORD_COLUMNS)}
 

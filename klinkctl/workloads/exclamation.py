@@ -26,7 +26,8 @@ ACK_PREFIX = "acks/"
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
     return common.write_job_config(run_dir, common.job_config(
-        plan_, config, bootstrap, JAVA_BUILDER, stages=config.stages, stageCostUs=config.stage_cost_us,
+        plan_, config, bootstrap, JAVA_BUILDER, stages=config.stages, stageCostModel=config.stage_cost_model,
+        stageCostUs=config.stage_cost_us,
         stageParallelism=config.stage_parallelism, bufferTimeoutMs=config.buffer_timeout_ms, tail=config.tail, feedbackTopic=plan_.feedback_topic,
         balancePeriodMs=config.balance_period_ms, balanceAlpha=config.balance_alpha,
         balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit,

@@ -66,9 +66,13 @@ class TailOptions(Section):
                        workloads=RECORD_WORKLOADS)
     stages: int = option(3, "Operators after the spout, each behind its own exchange (the seed's 4-operator "
                          "exclamation topology: spout + 3).", workloads=RECORD_WORKLOADS, gt=0, le=20)
-    stage_cost_us: int = option(200, "CPU time each stage spends per record, microseconds of the task thread's "
-                                "CPU (so a throttled TaskManager takes longer, as a slower machine would).",
+    stage_cost_us: int = option(200, "What each stage spends per record, microseconds (the mean for wall-exp).",
                                 workloads=RECORD_WORKLOADS, ge=0, le=1_000_000)
+    stage_cost_model: str = option("cpu", "How a stage spends --stage-cost-us: cpu = CPU time of the task's thread "
+                                   "(a throttled TaskManager takes longer, as a slower machine would); wall = a "
+                                   "wait on the wall clock, wall-exp = an exponentially distributed one, using no "
+                                   "CPU: each task a server with a core of its own (the seed's M/M/c model, §3.2).",
+                                   choices=catalog.stage_costs, workloads=RECORD_WORKLOADS)
     stage_parallelism: int = option(4, "Tasks per stage (the seed: 5); the job needs this many slots.",
                                     workloads=RECORD_WORKLOADS, gt=0, le=64)
     buffer_timeout_ms: int = option(1, "How long a task's network buffer waits to fill before it is sent (Flink's "

@@ -26,9 +26,9 @@ def encoded(latencies_us) -> str:
     return histogram.encode().decode()
 
 
-def records_row(start_ms, latencies_us, subtask=0, query="q00", duplicates=0) -> dict:
+def records_row(start_ms, latencies_us, subtask=0, query="q00", duplicates=0, queued_us_each=1500) -> dict:
     return {"type": "records", "query": query, "subtask": subtask, "start_ms": start_ms, "end_ms": start_ms + 1000,
-            "count": len(latencies_us), "duplicates": duplicates,
+            "count": len(latencies_us), "duplicates": duplicates, "queued_us": queued_us_each * len(latencies_us),
             "histogram": encoded(latencies_us) if len(latencies_us) else ""}
 
 
@@ -67,7 +67,7 @@ def test_records_rows_go_to_record_latency_csv_with_their_warmup(tmp_path):
                                                                             duplicates=2)])
     table = pd.read_csv(tmp_path / RECORD_FILE)
     assert list(table.columns) == ["run", "policy", "query", "subtask", "start_ms", "end_ms", "count", "duplicates",
-                                   "histogram", "warmup"]
+                                   "queued_us", "histogram", "warmup"]
     assert table["warmup"].tolist() == [True, False] and table["duplicates"].tolist() == [0, 2]
     assert decode(table["histogram"][1]).get_total_count() == 1 and set(table["run"]) == {"r1"}
 
@@ -88,10 +88,11 @@ def run_dir(tmp_path):
     1 000 records at 1..1 000 ms each second, plus ten at 2 s in the second one; a second without records."""
     second = [1000 * value for value in range(1, 1001)]
     collect(tmp_path, [
-        records_row(WARMUP_UNTIL - 1000, [60_000_000] * 100),
+        records_row(WARMUP_UNTIL - 1000, [60_000_000] * 100, queued_us_each=50_000_000),
         records_row(WARMUP_UNTIL + 1000, second[1::2], subtask=1, duplicates=4),
         records_row(WARMUP_UNTIL, second[::2], subtask=0),
-        records_row(WARMUP_UNTIL + 1000, [*second[::2], *[2_000_000] * 10], subtask=0, query="q01"),
+        records_row(WARMUP_UNTIL + 1000, [*second[::2], *[2_000_000] * 10], subtask=0, query="q01",
+                    queued_us_each=3500),
         records_row(WARMUP_UNTIL, second[1::2], subtask=1, query="q01", duplicates=1),
         records_row(WARMUP_UNTIL + 2000, [], subtask=0),
     ])
@@ -108,7 +109,9 @@ def test_the_measured_records_merge_across_subtasks_and_queries_without_the_warm
     assert figures["max_ms"] == pytest.approx(2000, rel=1e-3)  # not the warm-up's 60 s
     assert figures["mean_ms"] == pytest.approx((2 * 500_500 + 10 * 2000) / 2010, rel=1e-3)
     assert set(figures) == {"count", "duplicates", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "p9999_ms",
-                            "max_ms", "records_total", "duplicates_total"}
+                            "max_ms", "queueing_mean_ms", "records_total", "duplicates_total"}
+    # queueing: 1 500 records at 1.5 ms and 510 at 3.5 ms; not the warm-up's 50 s
+    assert figures["queueing_mean_ms"] == pytest.approx((1500 * 1.5 + 510 * 3.5) / 2010)
     # the whole run, warm-up included: what is set against the events the generator sent
     assert (figures["records_total"], figures["duplicates_total"]) == (2110, 5)
 

@@ -13,7 +13,9 @@ import io.klink.scheduler.policy.PolicyConfig;
 import io.klink.workloads.Workloads;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
+import io.klink.workloads.tail.StageCost;
 import io.klink.workloads.tail.Tails;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,6 +55,7 @@ public final class Catalog {
                 "maxExpressways", LrbEventCodec.MAX_EXPRESSWAYS));
         c.put("kmeans", entry("plane", KmeansJob.PLANE));
         c.put("tails", Tails.ALL.stream().map(t -> entry("name", t.name(), "description", t.description())).toList());
+        c.put("stageCosts", Arrays.stream(StageCost.values()).map(s -> entry("name", s.name)).toList());
         return c;
     }
 

@@ -18,8 +18,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   Kafka source -> spout | stage-1 | ... | stage-N | key by id -> records (per-record latency) -> metrics sink
  * </pre>
  * The spout (chained to the source, one task) hands records on; each {@code |} is the technique's exchange
- * ({@link Tails}); every stage has {@code stageParallelism} tasks and burns {@code stageCostUs} of CPU per
- * record. The last exchange is by record id, so every copy of a record ends at one task, which keeps the first.
+ * ({@link Tails}); every stage has {@code stageParallelism} tasks and spends {@code stageCostUs} per record as
+ * {@code stageCostModel} says ({@link StageCost}). The last exchange is by record id, so every copy of a record ends at one task, which keeps the first.
  */
 public final class ExclamationJob {
 
@@ -36,12 +36,14 @@ public final class ExclamationJob {
      * Configuration as the harness writes it (JSON; see klinkctl/workloads/exclamation.py). {@code windowMs} is
      * every job config's key; this pipeline has no windows.
      */
-    public record Config(long windowMs, int stages, long stageCostUs, int stageParallelism, long bufferTimeoutMs,
+    public record Config(long windowMs, int stages, String stageCostModel, long stageCostUs, int stageParallelism,
+                         long bufferTimeoutMs,
                          String tail,
                          String feedbackTopic, long balancePeriodMs, double balanceAlpha, double balanceThreshold,
                          double balanceUnit, long replayPeriodMs, double replicateFraction) {
 
         public Config {
+            StageCost.named(stageCostModel);
             if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
                     || !Tails.NAMES.contains(tail)) {
                 throw new IllegalArgumentException("exclamation needs stages >= 1, stageCostUs >= 0, "
@@ -81,7 +83,7 @@ public final class ExclamationJob {
         String q = query.id() + "/";
         DataStream<TailRecord> records = env.fromSource(QueryPipelines.kafkaSource(run, query.id(), query.topic(),
                         new TailRecordDeserializer()), WatermarkStrategy.noWatermarks(), q + "source")
-                .map(new Stage(0, "", balancing, null, balancedName(config, q, 1), config.stageParallelism()),
+                .map(new Stage(StageCost.CPU, 0, "", balancing, null, balancedName(config, q, 1), config.stageParallelism()),
                         TailRecordDeserializer.RECORDS)
                 .name(q + "spout");
         Replayer.Settings replay = config.replay(run.bootstrap(), query.id(), query.id().hashCode());
@@ -91,7 +93,7 @@ public final class ExclamationJob {
         for (int k = 1; k <= config.stages(); k++) {
             String next = k < config.stages() ? balancedName(config, q, k + 1) : null;
             records = stage(exchange(records, config), config, run, q + "stage-" + k,
-                    new Stage(config.stageCostUs(), "!", balancing, balancedName(config, q, k), next,
+                    new Stage(StageCost.named(config.stageCostModel()), config.stageCostUs(), "!", balancing, balancedName(config, q, k), next,
                             config.stageParallelism()));
         }
         records.keyBy(r -> r.id, Types.LONG)
@@ -106,7 +108,8 @@ public final class ExclamationJob {
     private static DataStream<TailRecord> stage(DataStream<TailRecord> in, Config config, QueryPipelines.Run run,
                                                 String name, Stage map) {
         SingleOutputStreamOperator<TailRecord> out = Tails.SHARED_QUEUE.equals(config.tail())
-                ? AsyncDataStream.unorderedWait(in, new SharedQueue(config.stageCostUs(), "!", run.runId() + "/" + name),
+                ? AsyncDataStream.unorderedWait(in, new SharedQueue(StageCost.named(config.stageCostModel()),
+                        config.stageCostUs(), "!", run.runId() + "/" + name),
                         ASYNC_TIMEOUT_S, TimeUnit.SECONDS, ASYNC_CAPACITY)
                 : in.map(map, TailRecordDeserializer.RECORDS);
         return out.name(name).setParallelism(config.stageParallelism());

@@ -19,7 +19,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * The end of a per-record-latency pipeline (behind a key-by-id exchange, so every copy of a record reaches the
  * same task): keeps the first copy of each id, records its end-to-end latency (creation to here, µs) in an
  * HdrHistogram, and once a second emits the second's histogram as a metric row:
- * {@code {"type":"records","query","subtask","start_ms","end_ms","count","duplicates","histogram"}} with the
+ * {@code {"type":"records","query","subtask","start_ms","end_ms","count","duplicates","queued_us","histogram"}}
+ * ({@code queued_us}: the first copies' queueing delays, summed; see TailRecord) with the
  * histogram in HdrHistogram's compressed encoding, base64 (klinkctl merges them across tasks and seconds).
  * With a {@link Replayer} upstream it also acknowledges each first copy, with its latency, on the feedback channel.
  */
@@ -42,6 +43,7 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
     private transient Histogram histogram;
     private transient long periodStartMs;
     private transient long duplicates;
+    private transient long queuedMicros;
     private transient SeenIds seen;
     private transient int subtask;
 
@@ -91,6 +93,7 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
         }
         long latency = Math.min(HIGHEST_MICROS, Math.max(0, Feedback.nowMicros() - r.createdMs * 1000));
         histogram.recordValue(latency);
+        queuedMicros += r.queuedUs;
         if (acks != null) {
             acks.append(acks.length() > 0 ? "," : "").append(r.id).append(':').append(latency);
         }
@@ -112,9 +115,10 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
         if (histogram.getTotalCount() == 0 && duplicates == 0) {
             return;
         }
-        output.collect(new StreamRecord<>(row(query, subtask, periodStartMs, endMs, histogram, duplicates)));
+        output.collect(new StreamRecord<>(row(query, subtask, periodStartMs, endMs, histogram, duplicates, queuedMicros)));
         histogram.reset();
         duplicates = 0;
+        queuedMicros = 0;
     }
 
     @Override
@@ -123,10 +127,12 @@ public final class RecordLatencySink extends AbstractStreamOperator<String> impl
         super.close();
     }
 
-    static String row(String query, int subtask, long startMs, long endMs, Histogram histogram, long duplicates) {
+    static String row(String query, int subtask, long startMs, long endMs, Histogram histogram, long duplicates,
+                      long queuedMicros) {
         ObjectNode row = JSON.createObjectNode();
         row.put("type", "records").put("query", query).put("subtask", subtask).put("start_ms", startMs)
                 .put("end_ms", endMs).put("count", histogram.getTotalCount()).put("duplicates", duplicates)
+                .put("queued_us", queuedMicros)
                 .put("histogram", encode(histogram));
         return row.toString();
     }

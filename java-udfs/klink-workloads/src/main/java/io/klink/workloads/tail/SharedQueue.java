@@ -22,13 +22,15 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
 
     private static final Map<String, Pool> POOLS = new HashMap<>();
 
+    private final StageCost cost;
     private final long costMicros;
     private final String suffix;
     private final String name;
     private transient Pool pool;
 
     /** {@code name}: the stage's name within the run (the key its tasks in a JVM share the queue by). */
-    public SharedQueue(long costMicros, String suffix, String name) {
+    public SharedQueue(StageCost cost, long costMicros, String suffix, String name) {
+        this.cost = cost;
         this.costMicros = costMicros;
         this.suffix = suffix;
         this.name = name;
@@ -42,7 +44,8 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
     @Override
     public void asyncInvoke(TailRecord r, ResultFuture<TailRecord> result) {
         pool.executor.execute(() -> {
-            CpuWork.burn(costMicros);
+            r.queuedUs += Math.max(0, Feedback.nowMicros() - r.handedOnUs);
+            cost.spend(costMicros);
             r.payload = r.payload + suffix;
             r.handedOnUs = Feedback.nowMicros();
             result.complete(List.of(r));

@@ -7,7 +7,8 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * One operator of a per-record-latency pipeline: burns its per-record CPU cost, and takes part in latency-based
+ * One operator of a per-record-latency pipeline: spends its per-record cost ({@link StageCost}), adds its wait to
+ * the record's queueing delay, and takes part in latency-based
  * balancing on either side of an exchange. Downstream of a balanced exchange it measures its own latency T
  * (from the upstream hand-over to the end of its work: network, queueing and service) and states its mean every
  * period on the {@link Feedback} channel; upstream of one it runs {@link LatencyBalance} on what its downstream
@@ -19,6 +20,7 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
     public record Balancing(String bootstrap, String topic, long periodMs, double alpha, double threshold,
                             double unit) implements Serializable {}
 
+    private final StageCost cost;
     private final long costMicros;
     private final String suffix;
     private final Balancing balancing;
@@ -41,8 +43,9 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
      * {@code balanceTo}: the next operator's name when the exchange out of it is balanced (else null), which
      * has {@code downstream} tasks.
      */
-    public Stage(long costMicros, String suffix, Balancing balancing, String reportAs, String balanceTo,
-                 int downstream) {
+    public Stage(StageCost cost, long costMicros, String suffix, Balancing balancing, String reportAs,
+                 String balanceTo, int downstream) {
+        this.cost = cost;
         this.costMicros = costMicros;
         this.suffix = suffix;
         this.balancing = balancing;
@@ -68,7 +71,8 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
 
     @Override
     public TailRecord map(TailRecord r) {
-        sink ^= CpuWork.burn(costMicros);
+        r.queuedUs += Math.max(0, Feedback.nowMicros() - r.handedOnUs);
+        sink ^= cost.spend(costMicros);
         r.payload = r.payload + suffix;
         long now = Feedback.nowMicros();
         if (feedback != null) {

@@ -3,7 +3,9 @@ package io.klink.workloads.tail;
 /**
  * One record of a per-record-latency pipeline (a Flink POJO): its id (unique per query), when it was created
  * (the generator's event time, ms) and when the upstream task handed it on (wall clock, µs; each stage measures
- * its own latency from it). {@code copy} is 0 for the original, n for the n-th replayed copy.
+ * its own latency from it). {@code copy} is 0 for the original, n for the n-th replayed copy. {@code queuedUs} adds up
+ * its waits before each stage: from the upstream hand-over to the start of the stage's work on it (the exchange, the
+ * input queue), the queueing delay the shared input queue (§3.2) is meant to cut.
  */
 public class TailRecord {
 
@@ -11,6 +13,7 @@ public class TailRecord {
     public long createdMs;
     public long handedOnUs;
     public int copy;
+    public long queuedUs;
     /** The downstream task a balancing upstream chose for it (see Routes). */
     public int route;
     public String payload;

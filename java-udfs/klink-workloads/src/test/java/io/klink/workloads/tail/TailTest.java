@@ -130,9 +130,9 @@ class TailTest {
         for (int v = 1; v <= 1000; v++) {
             h.recordValue(v * 1000L);
         }
-        String row = RecordLatencySink.row("q00", 2, 1000, 2000, h, 3);
+        String row = RecordLatencySink.row("q00", 2, 1000, 2000, h, 3, 4500);
         assertTrue(row.startsWith("{\"type\":\"records\",\"query\":\"q00\",\"subtask\":2,\"start_ms\":1000,"
-                + "\"end_ms\":2000,\"count\":1000,\"duplicates\":3,\"histogram\":\""), row);
+                + "\"end_ms\":2000,\"count\":1000,\"duplicates\":3,\"queued_us\":4500,\"histogram\":\""), row);
         byte[] bytes = Base64.getDecoder().decode(RecordLatencySink.encode(h));
         Histogram back = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(bytes), 0);
         assertEquals(1000, back.getTotalCount());
@@ -162,17 +162,35 @@ class TailTest {
     }
 
     @Test
-    void cpuWorkTakesAtLeastItsCpuTime() {
+    void cpuCostTakesAtLeastItsCpuTime() {
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long before = threads.getCurrentThreadCpuTime();
-        CpuWork.burn(2000);
+        StageCost.CPU.spend(2000);
         assertTrue(threads.getCurrentThreadCpuTime() - before >= 2_000_000);
     }
 
     @Test
+    void wallCostsWaitWithoutBurningCpuAndExponentialOnesAverageTheirMean() {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuBefore = threads.getCurrentThreadCpuTime();
+        long before = System.nanoTime();
+        StageCost.WALL.spend(20_000);
+        assertTrue(System.nanoTime() - before >= 20_000_000);
+        assertTrue(threads.getCurrentThreadCpuTime() - cpuBefore < 10_000_000);
+        before = System.nanoTime();
+        for (int i = 0; i < 200; i++) {
+            StageCost.WALL_EXP.spend(500);
+        }
+        double meanMicros = (System.nanoTime() - before) / 200 / 1000.0;
+        assertTrue(meanMicros > 350 && meanMicros < 900, "mean " + meanMicros);  // 200 draws: ±15 % at 2 sigma, + park overshoot
+        assertEquals(StageCost.WALL_EXP, StageCost.named("wall-exp"));
+        assertThrows(IllegalArgumentException.class, () -> StageCost.named("sleep"));
+    }
+
+    @Test
     void aStagesTasksInOneJvmShareOneQueueServedByOneWorkerEach() throws Exception {
-        SharedQueue first = new SharedQueue(100, "!", "run/q00/stage-1");
-        SharedQueue second = new SharedQueue(100, "!", "run/q00/stage-1");
+        SharedQueue first = new SharedQueue(StageCost.CPU, 100, "!", "run/q00/stage-1");
+        SharedQueue second = new SharedQueue(StageCost.CPU, 100, "!", "run/q00/stage-1");
         first.open(null);
         second.open(null);
         assertEquals(2, SharedQueue.workers("run/q00/stage-1"));
