@@ -91,7 +91,7 @@ def prepare_build_context(artifacts: ComposeArtifacts, jars_dir: Path = BUILD_JA
 
 def compose_environment(spec: StackSpec, agent_args: str = DEFAULT_AGENT_ARGS) -> dict[str, str]:
     """The variables docker-compose.yml interpolates (and nothing else)."""
-    extra = "\n".join(f"{key}: {value}" for key, value in sorted(spec.extra_flink_config.items()))
+    extra = "\n".join(f"{key}: {_yaml_scalar(value)}" for key, value in sorted(spec.flink_config.items()))
     return {
         "KAFKA_PORT": str(spec.kafka_port),
         "REST_PORT": str(spec.rest_port),
@@ -102,6 +102,11 @@ def compose_environment(spec: StackSpec, agent_args: str = DEFAULT_AGENT_ARGS) -
         "KLINK_AGENT_ARGS": agent_args,
         "FLINK_EXTRA_PROPERTIES": extra,
     }
+
+
+def _yaml_scalar(value: object) -> str:
+    """A config value as FLINK_PROPERTIES' YAML reads it back (`true`, not Python's `True`)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def compose_command(

@@ -90,7 +90,7 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "python.executable": sys.executable,
         "python.client.executable": sys.executable,
     }
-    config.update(spec.extra_flink_config)
+    config.update(spec.flink_config)
     return config
 
 

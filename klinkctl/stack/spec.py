@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from klinkctl import FLINK_VERSION
 from klinkctl.cpus import QUOTA_PERIOD_US, check_delegated, parse_cpu_list
 from klinkctl.errors import KlinkError
 from klinkctl.options import Section, declared, one_line, option
@@ -28,6 +29,12 @@ MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
 PORT = {"ge": 1, "le": 65535}
 #: from_dict's validation context: a recorded spec's machine was checked when the spec was made.
 RECORDED = {"recorded": True}
+#: Flink 2.3's switch for load-based channel selection in RebalancePartitioner/RescalePartitioner (FLIP-339);
+#: its companion taskmanager.network.adaptive-partitioner.max-traverse-size (default 4) is left at Flink's default.
+ADAPTIVE_PARTITIONER_KEY = "taskmanager.network.adaptive-partitioner.enabled"
+ADAPTIVE_PARTITIONER_SINCE = (2, 3)
+#: The Flink release the stack runs (klinkctl.FLINK_VERSION) as numbers, e.g. (2, 2, 1).
+FLINK_RELEASE = tuple(int(part) for part in FLINK_VERSION.split("."))
 #: The smallest CPU quota the kernel sets (1 ms of CPU time per period), in cores for klinkctl's 10 ms period.
 MIN_QUOTA = 1000 / QUOTA_PERIOD_US
 
@@ -67,6 +74,10 @@ class StackSpec(Section):
                                             "delegated to you (e.g. `sudo mkdir /sys/fs/cgroup/cpu/lab && sudo chown "
                                             "-R $USER /sys/fs/cgroup/cpu/lab`), so no root is needed; `down` removes "
                                             "only that group. [the hierarchy's root]", cli="tm-cgroup")
+    adaptive_partitioner: bool = option(False, "Flink 2.3's adaptive partitioner: rebalance and rescale exchanges "
+                                        "send each record to the least backlogged of the next 4 downstream "
+                                        "channels instead of round robin "
+                                        "(taskmanager.network.adaptive-partitioner.enabled; Flink 2.3+).", flag=True)
     host: str = option("127.0.0.1", "Address every service binds to. Anything but loopback exposes Flink's "
                        "job-running REST API.")
     kafka_port: int = option(9092, "Kafka broker port.", **PORT)
@@ -112,6 +123,9 @@ class StackSpec(Section):
             raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
                              "give one of them too")
         self._check_per_taskmanager()
+        if self.adaptive_partitioner and FLINK_RELEASE < ADAPTIVE_PARTITIONER_SINCE:
+            raise KlinkError(f"--adaptive-partitioner needs Flink 2.3 or newer, and this klinkctl runs Flink "
+                             f"{FLINK_VERSION}: leave it out (docs/tail-latency.md says what moving to 2.3 takes)")
         seen: dict[int, PortSpec] = {}
         for port in self.ports():
             if port.port in seen:
@@ -176,6 +190,13 @@ class StackSpec(Section):
     def delegated_cgroup(self) -> Path | None:
         """Where the quota group is made: the cgroup named by --tm-cgroup, None for the hierarchy's root."""
         return Path(self.taskmanager_cgroup_parent) if self.taskmanager_cgroup_parent else None
+
+    @property
+    def flink_config(self) -> dict[str, object]:
+        """The Flink config keys this spec's options set, then those code adds (extra_flink_config), for every
+        backend's Flink config."""
+        own: dict[str, object] = {ADAPTIVE_PARTITIONER_KEY: True} if self.adaptive_partitioner else {}
+        return {**own, **self.extra_flink_config}
 
     @property
     def bootstrap_servers(self) -> str:

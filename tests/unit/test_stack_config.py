@@ -3,7 +3,10 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 from klinkctl.artifacts import Artifacts
+from klinkctl.errors import KlinkError
 from klinkctl.stack import flink, kafka
 from klinkctl.stack.spec import StackSpec
 
@@ -51,3 +54,18 @@ def test_as_root_taskmanagers_apply_java_priority_2_as_nice_19_and_every_other_a
     assert {"-XX:ThreadPriorityPolicy=1", "-XX:JavaPriority2_To_OSPriority=19", "-XX:JavaPriority1_To_OSPriority=0",
             "-XX:JavaPriority5_To_OSPriority=0", "-XX:JavaPriority10_To_OSPriority=0"} <= set(options)
     assert flink.priority_opts(can_renice=False) == []
+
+
+def test_adaptive_partitioner_is_off_unless_asked_and_then_one_flink_key(monkeypatch):
+    monkeypatch.setattr("klinkctl.stack.spec.FLINK_RELEASE", (2, 3, 0))
+    key = "taskmanager.network.adaptive-partitioner.enabled"
+    assert key not in flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
+    adaptive = SPEC.model_copy(update={"adaptive_partitioner": True})
+    assert flink.cluster_config(adaptive, ARTIFACTS, flink.flink_home())[key] is True
+
+
+def test_adaptive_partitioner_on_a_flink_before_2_3_is_a_one_line_error(monkeypatch):
+    monkeypatch.setattr("klinkctl.stack.spec.FLINK_RELEASE", (2, 2, 1))
+    with pytest.raises(KlinkError, match="^--adaptive-partitioner needs Flink 2.3") as raised:
+        StackSpec.build(state_dir=Path("/srv/klink-state"), adaptive_partitioner=True)
+    assert "\n" not in str(raised.value)
