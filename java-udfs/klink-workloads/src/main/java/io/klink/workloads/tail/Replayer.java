@@ -43,7 +43,10 @@ public final class Replayer extends AbstractStreamOperator<TailRecord> implement
     private transient Object listener;
     private transient Queue<String> acks;
     private transient Map<Long, TailRecord> pending;
+    /** Pending records not replayed yet, oldest first. */
     private transient ArrayDeque<TailRecord> byAge;
+    /** Pending records already replayed once, oldest first (to forget those never acknowledged). */
+    private transient ArrayDeque<TailRecord> replayedByAge;
     private transient AdaptiveTimeout timeout;
     private transient long periodStartMs;
     private transient SplittableRandom random;
@@ -61,6 +64,7 @@ public final class Replayer extends AbstractStreamOperator<TailRecord> implement
             acks = new ConcurrentLinkedQueue<>();
             pending = new HashMap<>();
             byAge = new ArrayDeque<>();
+            replayedByAge = new ArrayDeque<>();
             timeout = new AdaptiveTimeout();
             feedback = Feedback.join(settings.bootstrap(), settings.topic());
             listener = feedback.listen(ackKey(settings.query()), acks::add);
@@ -93,10 +97,10 @@ public final class Replayer extends AbstractStreamOperator<TailRecord> implement
     }
 
     private void scan(long timestamp) {
-        for (String batch; (batch = acks.poll()) != null; ) {
-            acknowledge(batch);
-        }
         long nowMs = getProcessingTimeService().getCurrentProcessingTime();
+        for (String batch; (batch = acks.poll()) != null; ) {
+            acknowledge(batch, Feedback.nowMicros());
+        }
         if (nowMs - periodStartMs >= settings.periodMs()) {
             timeout.endPeriod();
             feedback.publish("timeout/" + settings.query(), String.format(Locale.ROOT, "%d,%d,%d", nowMs,
@@ -107,31 +111,51 @@ public final class Replayer extends AbstractStreamOperator<TailRecord> implement
         getProcessingTimeService().registerTimer(nowMs + SCAN_MS, this::scan);
     }
 
-    /** {@code id:latencyMicros,...} from the records task: done (no replay), and Algorithm 1's statistics. */
-    private void acknowledge(String batch) {
+    /**
+     * {@code id:latencyMicros,...} from the records task: done (no replay), and Algorithm 1's statistics. The
+     * latency observed is the one the timeout is compared with, the record's age when its acknowledgement reaches
+     * the spout (Storm's complete latency: the records task's latency plus the way back), not the records task's
+     * own figure, which would be short by the way back and make every period's timeout too early. Every
+     * acknowledged record counts, replayed or not: counting only those acknowledged before the timeout would
+     * censor the latencies at the timeout, and the timeout would shrink period after period until nearly every
+     * record is replayed (measured: 90 % copies and p99 2 s at half load).
+     */
+    private void acknowledge(String batch, long nowUs) {
         for (String ack : batch.split(",")) {
             int colon = ack.indexOf(':');
-            if (colon > 0 && pending.remove(Long.parseLong(ack, 0, colon, 10)) != null) {
-                timeout.observe(Long.parseLong(ack.substring(colon + 1)));
+            TailRecord done = colon > 0 ? pending.remove(Long.parseLong(ack, 0, colon, 10)) : null;
+            if (done != null) {
+                timeout.observe(Math.max(0, nowUs - done.createdMs * 1000));
             }
         }
     }
 
-    /** Oldest first: each record still pending past the timeout is replayed once; acknowledged ones are dropped. */
+    /**
+     * Oldest first: each record still pending past the timeout is replayed once (it stays pending, for its
+     * acknowledgement's latency, but is not replayed again); acknowledged ones are dropped, and records never
+     * acknowledged are forgotten after FORGET_MS.
+     */
     private void replayStragglers(long nowMs) {
         long nowUs = nowMs * 1000;
         while (!byAge.isEmpty()) {
             TailRecord oldest = byAge.peek();
             if (!pending.containsKey(oldest.id)) {
                 byAge.poll();
-            } else if (nowMs - oldest.createdMs > FORGET_MS) {
-                pending.remove(byAge.poll().id);
             } else if (nowUs - oldest.createdMs * 1000 > timeout.timeoutMicros()) {
-                pending.remove(byAge.poll().id);  // one replay per record: the copy is not watched again
+                replayedByAge.add(byAge.poll());
                 send(oldest.replayed());
             } else {
                 break;
             }
+        }
+        forget(byAge, nowMs);
+        forget(replayedByAge, nowMs);
+    }
+
+    private void forget(ArrayDeque<TailRecord> oldestFirst, long nowMs) {
+        while (!oldestFirst.isEmpty() && (!pending.containsKey(oldestFirst.peek().id)
+                || nowMs - oldestFirst.peek().createdMs > FORGET_MS)) {
+            pending.remove(oldestFirst.poll().id);
         }
     }
 
