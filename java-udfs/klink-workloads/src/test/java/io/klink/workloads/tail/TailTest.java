@@ -162,6 +162,20 @@ class TailTest {
     }
 
     @Test
+    void aRecordQueuesFromAnUpstreamHandOverNotFromTheSource() {
+        Stage spout = new Stage(StageCost.CPU, 0, "", null, null, null, 1);
+        Stage stage = new Stage(StageCost.CPU, 0, "!", null, null, null, 1);
+        spout.open(null);
+        stage.open(null);
+        TailRecord r = spout.map(new TailRecord(1, 1000, "mike"));
+        assertEquals(0, r.queuedUs);  // fresh from the source: nothing to wait from
+        assertTrue(r.handedOnUs > 0);
+        r.handedOnUs -= 5_000;  // handed on 5 ms ago
+        r = stage.map(r);
+        assertTrue(r.queuedUs >= 5_000 && r.queuedUs < 1_000_000, "queued " + r.queuedUs);
+    }
+
+    @Test
     void cpuCostTakesAtLeastItsCpuTime() {
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long before = threads.getCurrentThreadCpuTime();
