@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import filecmp
 import importlib.util
 import json
 import os
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from klinkctl import privileges
+from klinkctl import artifacts as java_artifacts, privileges
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
 from klinkctl.cpus import cpu_quota_group, cpu_quota_subgroup, in_group, pinned, release_cpu_quota_group
@@ -145,6 +146,15 @@ def write_lib_dir(spec: StackSpec, artifacts: Artifacts) -> Path:
     agent.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(artifacts.agent_jar, agent)
     return lib
+
+
+def outdated_copies(spec: StackSpec) -> list[str]:
+    """Our jars (and the agent) whose copy in the stack's lib dir differs from the one java-udfs holds now, i.e.
+    was rebuilt since `up` (write_lib_dir): a run would silently use the old code. Jars not built are skipped."""
+    copies = {jar: lib_dir(spec) / jar.name for jar in java_artifacts.built_jars()}
+    copies[java_artifacts.AGENT_JAR] = installed_agent_jar(spec)
+    return sorted(built.name for built, copy in copies.items()
+                  if built.is_file() and copy.is_file() and not filecmp.cmp(built, copy, shallow=False))
 
 
 def script_env(spec: StackSpec, log_dir: Path) -> dict[str, str]:

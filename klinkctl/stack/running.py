@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from klinkctl import locks
-from klinkctl.errors import StackNotRunning
+from klinkctl.errors import KlinkError, StackNotRunning
 from klinkctl.paths import resolve_state_dir
 from klinkctl.progress import Progress, no_progress
-from klinkctl.stack import backends
+from klinkctl.stack import backends, flink
 from klinkctl.stack.spec import StackSpec
 
 
@@ -26,4 +26,9 @@ def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tu
     spec = stack.recorded_spec()
     if spec is None:
         raise StackNotRunning(f"no stack record in {resolved}; run `klinkctl up`")
+    outdated = flink.outdated_copies(spec) if stack.name == "local" else []
+    if outdated:
+        raise KlinkError(f"the stack in {resolved} runs older copies of {', '.join(outdated)} than java-udfs has "
+                         "built since it started: restart it (`klinkctl down`, then `klinkctl up` with its options) "
+                         "so that runs use the code you built")
     return spec, {s.name: s.pid for s in stack.status() if s.pid}
