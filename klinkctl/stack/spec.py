@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from klinkctl import FLINK_VERSION
 from klinkctl.cpus import QUOTA_PERIOD_US, check_delegated, parse_cpu_list
 from klinkctl.errors import KlinkError
 from klinkctl.options import Section, declared, one_line, option
@@ -33,8 +32,6 @@ RECORDED = {"recorded": True}
 #: its companion taskmanager.network.adaptive-partitioner.max-traverse-size (default 4) is left at Flink's default.
 ADAPTIVE_PARTITIONER_KEY = "taskmanager.network.adaptive-partitioner.enabled"
 ADAPTIVE_PARTITIONER_SINCE = (2, 3)
-#: The Flink release the stack runs (klinkctl.FLINK_VERSION) as numbers, e.g. (2, 2, 1).
-FLINK_RELEASE = tuple(int(part) for part in FLINK_VERSION.split("."))
 #: The smallest CPU quota the kernel sets (1 ms of CPU time per period), in cores for klinkctl's 10 ms period.
 MIN_QUOTA = 1000 / QUOTA_PERIOD_US
 
@@ -123,9 +120,10 @@ class StackSpec(Section):
             raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
                              "give one of them too")
         self._check_per_taskmanager()
-        if self.adaptive_partitioner and FLINK_RELEASE < ADAPTIVE_PARTITIONER_SINCE:
+        if self.adaptive_partitioner and flink_release() < ADAPTIVE_PARTITIONER_SINCE:
             raise KlinkError(f"--adaptive-partitioner needs Flink 2.3 or newer, and this klinkctl runs Flink "
-                             f"{FLINK_VERSION}: leave it out (docs/tail-latency.md says what moving to 2.3 takes)")
+                             f"{'.'.join(map(str, flink_release()))}: leave it out (docs/tail-latency.md says what "
+                             "moving to 2.3 takes)")
         seen: dict[int, PortSpec] = {}
         for port in self.ports():
             if port.port in seen:
@@ -236,6 +234,13 @@ class StackSpec(Section):
 STACK_OPTIONS = declared(StackSpec)
 _PORT_FIELDS = (("Kafka broker", "kafka_port"), ("Kafka controller", "kafka_controller_port"),
                 ("Flink JobManager RPC", "jobmanager_rpc_port"), ("Flink REST", "rest_port"))
+
+
+def flink_release() -> tuple[int, ...]:
+    """The Flink release the stack runs (klinkctl.FLINK_VERSION) as numbers, e.g. (2, 2, 1). Imported here, not at
+    the top: this module's checks also run alone, copied without the package (tests/integration/test_privileges)."""
+    from klinkctl import FLINK_VERSION
+    return tuple(int(part) for part in FLINK_VERSION.split("."))
 
 
 def option_name(field: str) -> str:

@@ -320,7 +320,7 @@ def test_status_of_a_recorded_stack_without_an_engine_is_a_one_line_error(tmp_pa
 
 
 def test_compose_environment_writes_the_adaptive_partitioner_as_yaml_true(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("klinkctl.stack.spec.FLINK_RELEASE", (2, 3, 0))
+    monkeypatch.setattr("klinkctl.stack.spec.flink_release", lambda: (2, 3, 0))
     spec = StackSpec(state_dir=tmp_path, adaptive_partitioner=True)
     assert compose_environment(spec)["FLINK_EXTRA_PROPERTIES"] == \
         "taskmanager.network.adaptive-partitioner.enabled: true"

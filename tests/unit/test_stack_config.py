@@ -57,7 +57,7 @@ def test_as_root_taskmanagers_apply_java_priority_2_as_nice_19_and_every_other_a
 
 
 def test_adaptive_partitioner_is_off_unless_asked_and_then_one_flink_key(monkeypatch):
-    monkeypatch.setattr("klinkctl.stack.spec.FLINK_RELEASE", (2, 3, 0))
+    monkeypatch.setattr("klinkctl.stack.spec.flink_release", lambda: (2, 3, 0))
     key = "taskmanager.network.adaptive-partitioner.enabled"
     assert key not in flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
     adaptive = SPEC.model_copy(update={"adaptive_partitioner": True})
@@ -65,7 +65,7 @@ def test_adaptive_partitioner_is_off_unless_asked_and_then_one_flink_key(monkeyp
 
 
 def test_adaptive_partitioner_on_a_flink_before_2_3_is_a_one_line_error(monkeypatch):
-    monkeypatch.setattr("klinkctl.stack.spec.FLINK_RELEASE", (2, 2, 1))
+    monkeypatch.setattr("klinkctl.stack.spec.flink_release", lambda: (2, 2, 1))
     with pytest.raises(KlinkError, match="^--adaptive-partitioner needs Flink 2.3") as raised:
         StackSpec.build(state_dir=Path("/srv/klink-state"), adaptive_partitioner=True)
     assert "\n" not in str(raised.value)
