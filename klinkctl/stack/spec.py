@@ -120,9 +120,9 @@ class StackSpec(Section):
             raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
                              "give one of them too")
         self._check_per_taskmanager()
-        if self.adaptive_partitioner and flink_release() < ADAPTIVE_PARTITIONER_SINCE:
+        if self.adaptive_partitioner and (release := flink_release()) < ADAPTIVE_PARTITIONER_SINCE:
             raise KlinkError(f"--adaptive-partitioner needs Flink 2.3 or newer, and this klinkctl runs Flink "
-                             f"{'.'.join(map(str, flink_release()))}: leave it out (docs/tail-latency.md says what "
+                             f"{'.'.join(map(str, release))}: leave it out (docs/tail-latency.md says what "
                              "moving to 2.3 takes)")
         seen: dict[int, PortSpec] = {}
         for port in self.ports():

@@ -19,7 +19,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * </pre>
  * The spout (chained to the source, one task) hands records on; each {@code |} is the technique's exchange
  * ({@link Tails}); every stage has {@code stageParallelism} tasks and spends {@code stageCostUs} per record as
- * {@code stageCostModel} says ({@link StageCost}). The last exchange is by record id, so every copy of a record ends at one task, which keeps the first.
+ * {@code stageCostModel} says ({@link StageCost}). The last exchange is by record id, so every copy of a record
+ * ends at one task, which keeps the first.
  */
 public final class ExclamationJob {
 
@@ -43,12 +44,16 @@ public final class ExclamationJob {
                          double balanceUnit, long replayPeriodMs, double replicateFraction) {
 
         public Config {
-            StageCost.named(stageCostModel);
+            stageCost();  // an unknown model is refused here
             if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
                     || !Tails.NAMES.contains(tail)) {
                 throw new IllegalArgumentException("exclamation needs stages >= 1, stageCostUs >= 0, "
                         + "stageParallelism >= 1, bufferTimeoutMs >= 0 and tail one of " + Tails.NAMES);
             }
+        }
+
+        StageCost stageCost() {
+            return StageCost.named(stageCostModel);
         }
 
         boolean balanced() {
@@ -83,8 +88,8 @@ public final class ExclamationJob {
         String q = query.id() + "/";
         DataStream<TailRecord> records = env.fromSource(QueryPipelines.kafkaSource(run, query.id(), query.topic(),
                         new TailRecordDeserializer()), WatermarkStrategy.noWatermarks(), q + "source")
-                .map(new Stage(StageCost.CPU, 0, "", balancing, null, balancedName(config, q, 1), config.stageParallelism()),
-                        TailRecordDeserializer.RECORDS)
+                .map(new Stage(StageCost.CPU, 0, "", balancing, null, balancedName(config, q, 1),
+                        config.stageParallelism()), TailRecordDeserializer.RECORDS)
                 .name(q + "spout");
         Replayer.Settings replay = config.replay(run.bootstrap(), query.id(), query.id().hashCode());
         if (replay != null) {
@@ -93,8 +98,8 @@ public final class ExclamationJob {
         for (int k = 1; k <= config.stages(); k++) {
             String next = k < config.stages() ? balancedName(config, q, k + 1) : null;
             records = stage(exchange(records, config), config, run, q + "stage-" + k,
-                    new Stage(StageCost.named(config.stageCostModel()), config.stageCostUs(), "!", balancing, balancedName(config, q, k), next,
-                            config.stageParallelism()));
+                    new Stage(config.stageCost(), config.stageCostUs(), "!", balancing, balancedName(config, q, k),
+                            next, config.stageParallelism()));
         }
         records.keyBy(r -> r.id, Types.LONG)
                 .transform(q + "records", Types.STRING, replay != null && replay.mode() == Replayer.Mode.ADAPTIVE
@@ -108,8 +113,8 @@ public final class ExclamationJob {
     private static DataStream<TailRecord> stage(DataStream<TailRecord> in, Config config, QueryPipelines.Run run,
                                                 String name, Stage map) {
         SingleOutputStreamOperator<TailRecord> out = Tails.SHARED_QUEUE.equals(config.tail())
-                ? AsyncDataStream.unorderedWait(in, new SharedQueue(StageCost.named(config.stageCostModel()),
-                        config.stageCostUs(), "!", run.runId() + "/" + name),
+                ? AsyncDataStream.unorderedWait(in, new SharedQueue(config.stageCost(), config.stageCostUs(), "!",
+                        run.runId() + "/" + name),
                         ASYNC_TIMEOUT_S, TimeUnit.SECONDS, ASYNC_CAPACITY)
                 : in.map(map, TailRecordDeserializer.RECORDS);
         return out.name(name).setParallelism(config.stageParallelism());

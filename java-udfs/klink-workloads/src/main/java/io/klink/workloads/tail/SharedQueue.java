@@ -44,7 +44,7 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
     @Override
     public void asyncInvoke(TailRecord r, ResultFuture<TailRecord> result) {
         pool.executor.execute(() -> {
-            r.queuedUs += Math.max(0, Feedback.nowMicros() - r.handedOnUs);
+            r.startWork(Feedback.nowMicros());
             cost.spend(costMicros);
             r.payload = r.payload + suffix;
             r.handedOnUs = Feedback.nowMicros();

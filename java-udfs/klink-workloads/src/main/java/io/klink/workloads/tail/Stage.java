@@ -71,9 +71,7 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
 
     @Override
     public TailRecord map(TailRecord r) {
-        if (r.handedOnUs > 0) {  // 0: fresh from the source, no upstream hand-over to wait from (the spout)
-            r.queuedUs += Math.max(0, Feedback.nowMicros() - r.handedOnUs);
-        }
+        r.startWork(Feedback.nowMicros());
         sink ^= cost.spend(costMicros);
         r.payload = r.payload + suffix;
         long now = Feedback.nowMicros();

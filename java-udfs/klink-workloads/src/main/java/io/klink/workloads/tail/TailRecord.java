@@ -26,6 +26,13 @@ public class TailRecord {
         this.payload = payload;
     }
 
+    /** A stage starts its work on it: adds the wait since the upstream hand-over (none fresh from the source). */
+    public void startWork(long nowUs) {
+        if (handedOnUs > 0) {
+            queuedUs += Math.max(0, nowUs - handedOnUs);
+        }
+    }
+
     /** A replayed copy of this record (a new object: the original may still be in flight in this JVM). */
     public TailRecord replayed() {
         TailRecord r = new TailRecord(id, createdMs, payload);
