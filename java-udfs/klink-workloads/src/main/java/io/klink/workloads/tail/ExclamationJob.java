@@ -44,7 +44,7 @@ public final class ExclamationJob {
                          double balanceUnit, long replayPeriodMs, double replicateFraction) {
 
         public Config {
-            stageCost();  // an unknown model is refused here
+            StageCost.named(stageCostModel);  // the parameter: a compact constructor assigns the fields last
             if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
                     || !Tails.NAMES.contains(tail)) {
                 throw new IllegalArgumentException("exclamation needs stages >= 1, stageCostUs >= 0, "

@@ -21,6 +21,17 @@ class TailTest {
 
     private static final double EPS = 1e-9;
 
+    private static ExclamationJob.Config config(String stageCostModel) {
+        return new ExclamationJob.Config(0, 2, stageCostModel, 50, 2, 0, Tails.NAMES.iterator().next(), "fb", 1000,
+                0.5, 1.2, 0.01, 1000, 0.2);
+    }
+
+    @Test
+    void aConfigKnowsItsStageCostModelAndRefusesAnUnknownOne() {
+        assertEquals(StageCost.named("wall-exp"), config("wall-exp").stageCost());
+        assertThrows(IllegalArgumentException.class, () -> config("sleep"));
+    }
+
     @Test
     void equalLatenciesMoveNoTraffic() {
         LatencyBalance b = new LatencyBalance(4, 0.5, 1.2, 0.01);
