@@ -7,4 +7,4 @@ bash scripts/setup.sh
 echo "== Java unit tests"
 mvn -q -B -f java-udfs/pom.xml test
 echo "== Python unit and integration tests"
-.venv/bin/python -m pytest -ra "$@"
+.venv/bin/python -m pytest -ra --durations=30 "$@"
