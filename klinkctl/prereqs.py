@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+from klinkctl import FLINK_VERSION
 from klinkctl.errors import KlinkError
 
 REQUIRED_JAVA_MAJOR = 17
@@ -16,7 +17,7 @@ def check_python(version_info: tuple[int, int] = sys.version_info[:2]) -> None:
     if tuple(version_info) != (3, 11):
         found = ".".join(map(str, version_info))
         raise KlinkError(
-            f"klinkctl needs Python 3.11 (apache-flink 2.2.1 ships wheels for it), found {found}; "
+            f"klinkctl needs Python 3.11 (apache-flink {FLINK_VERSION} ships wheels for it), found {found}; "
             "create the venv with python3.11"
         )
 
@@ -38,7 +39,7 @@ def check_java() -> str:
     major = java_major_version(result.stderr + result.stdout)
     if major != REQUIRED_JAVA_MAJOR:
         raise KlinkError(
-            f"klinkctl needs Java {REQUIRED_JAVA_MAJOR} (Flink 2.2.1 is tested with it), "
+            f"klinkctl needs Java {REQUIRED_JAVA_MAJOR} (Flink {FLINK_VERSION} is tested with it), "
             f"but `java -version` reports {major or 'an unknown version'}; put JDK 17 first on PATH"
         )
     return java
