@@ -112,7 +112,24 @@ def run_record_latency(run_dir: Path) -> dict | None:
     per_second_table(seconds).to_csv(run_dir / PERCENTILES_FILE, index=False)
     duplicates = int(measured["duplicates"].sum()) if "duplicates" in measured else 0
     queued = measured["queued_us"].sum() if "queued_us" in measured and measured["queued_us"].notna().all() else None
-    return {**latency_summary(merge(seconds), duplicates, queued), **whole_run_counts(every_row)}
+    return {**latency_summary(merge(seconds), duplicates, queued), **whole_run_counts(every_row),
+            "stage_shares": stage_shares(run_dir)}
+
+
+def stage_shares(run_dir: Path) -> dict[str, float] | None:
+    """The fraction of the stages' records each TaskManager processed over the whole run (the agent's per-task
+    totals in tasks.csv placed by placement.csv): what a balancing exchange sent away from a slow TaskManager.
+    None when either file is missing or names no stage task."""
+    if not ((run_dir / "tasks.csv").is_file() and (run_dir / "placement.csv").is_file()):
+        return None
+    tasks = read_table(run_dir / "tasks.csv")
+    tasks = tasks[tasks["role"].astype(str).str.startswith("stage-")]
+    placed = tasks.assign(vertex=tasks["query"] + "/" + tasks["role"]).merge(
+        read_table(run_dir / "placement.csv"), on=["vertex", "subtask"])
+    total = placed["records_in"].sum()
+    if placed.empty or total <= 0:
+        return None
+    return {str(tm): round(float(n / total), 4) for tm, n in placed.groupby("taskmanager")["records_in"].sum().items()}
 
 
 def whole_run_counts(rows: pd.DataFrame) -> dict[str, int]:

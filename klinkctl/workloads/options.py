@@ -59,7 +59,8 @@ class KmeansOptions(Section):
 class TailOptions(Section):
     """The exclamation pipeline and its tail-latency technique (seed tail-latency-storm-du-gupta.txt)."""
     tail: str = option("none", "Tail-latency technique: none = Flink's rebalance between the stages (the baseline), "
-                       "rescale = Flink's rescale, latency-balance = Du & Gupta's Algorithm 2, replay = their "
+                       "rescale = Flink's rescale, adaptive = Flink 2.3's adaptive partitioner (FLIP-339; set for this job "
+                       "only), latency-balance = Du & Gupta's Algorithm 2, replay = their "
                        "adaptive timeout with selective replay (Algorithm 1), replicate = blind replication of "
                        "--replicate-fraction of the records, shared-queue = a stage's tasks in one TaskManager share "
                        "one input queue (§3.2).", choices=catalog.tails,

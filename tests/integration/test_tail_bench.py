@@ -44,12 +44,15 @@ def test_latency_balance_counts_every_record_once_and_publishes_its_shares(runni
     assert (run_dir / "record-percentiles.csv").is_file()
 
 
-def test_flink_rescale_is_the_same_pipeline_without_a_feedback_channel(running_stack, tmp_path):
-    run_dir, summary = run(running_stack, tmp_path, "--tail", "rescale")
+@pytest.mark.parametrize("exchange", ["rescale", "adaptive"])
+def test_flinks_own_exchanges_are_the_same_pipeline_without_a_feedback_channel(running_stack, tmp_path, exchange):
+    run_dir, summary = run(running_stack, tmp_path, "--tail", exchange)
     assert summary["status"] == "completed", summary["reason"]
-    assert summary["record_latency"]["records_missing"] == 0
+    records = summary["record_latency"]
+    assert records["records_missing"] == 0 and records["duplicates_total"] == 0
     assert pd.read_csv(run_dir / "feedback.csv").empty  # nothing said on the run's feedback channel
-    assert "rescale" in (run_dir / "config.yaml").read_text()
+    assert f"tail: {exchange}" in (run_dir / "config.yaml").read_text()
+    assert sum(records["stage_shares"].values()) == pytest.approx(1.0, abs=1e-3)  # both TaskManagers' stage tasks
 
 
 def test_adaptive_replay_counts_each_record_once_and_logs_its_timeouts(running_stack, tmp_path):

@@ -109,7 +109,7 @@ def test_the_measured_records_merge_across_subtasks_and_queries_without_the_warm
     assert figures["max_ms"] == pytest.approx(2000, rel=1e-3)  # not the warm-up's 60 s
     assert figures["mean_ms"] == pytest.approx((2 * 500_500 + 10 * 2000) / 2010, rel=1e-3)
     assert set(figures) == {"count", "duplicates", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "p9999_ms",
-                            "max_ms", "queueing_mean_ms", "records_total", "duplicates_total"}
+                            "max_ms", "queueing_mean_ms", "records_total", "duplicates_total", "stage_shares"}
     # queueing: 1 500 records at 1.5 ms and 510 at 3.5 ms; not the warm-up's 50 s
     assert figures["queueing_mean_ms"] == pytest.approx((1500 * 1.5 + 510 * 3.5) / 2010)
     # the whole run, warm-up included: what is set against the events the generator sent
@@ -171,3 +171,22 @@ def test_every_record_seen_leaves_the_run_valid(run_dir):
     summary = build_summary(run_dir, "r1", {"workload": "records"}, "completed", "",
                             (WARMUP_UNTIL, WARMUP_UNTIL + 3000), {"events_sent": 2110})
     assert summary["record_latency"]["records_missing"] == 0 and summary["comparison"]["valid"]
+
+
+def test_stage_shares_place_each_stage_tasks_records_on_its_taskmanager(tmp_path):
+    pd.DataFrame({"task": ["q00:op#0", "q00:op#1", "q00:op#0", "q00:op#1", "q00:src"],
+                  "query": ["q00"] * 5, "role": ["stage-1", "stage-1", "stage-2", "stage-2", "spout"],
+                  "kind": ["op"] * 5, "subtask": [0, 1, 0, 1, 0], "records_in": [300, 100, 200, 400, 9999],
+                  "records_out": [0] * 5, "cpu_ns": [0] * 5, "bytes_in": [0] * 5}).to_csv(tmp_path / "tasks.csv",
+                                                                                      index=False)
+    pd.DataFrame({"vertex": ["q00/stage-1", "q00/stage-1", "q00/stage-2", "q00/stage-2", "q00/spout"],
+                  "subtask": [0, 1, 0, 1, 0],
+                  "taskmanager": ["taskmanager-1", "taskmanager-2", "taskmanager-2", "taskmanager-1",
+                                  "taskmanager-1"]}).to_csv(tmp_path / "placement.csv", index=False)
+    # taskmanager-1: 300 (stage 1) + 400 (stage 2) of 1000; the spout's records are not a stage's
+    assert record_latency.stage_shares(tmp_path) == {"taskmanager-1": 0.7, "taskmanager-2": 0.3}
+
+
+def test_stage_shares_need_both_files(tmp_path):
+    (tmp_path / "tasks.csv").write_text("task,query,role,kind,subtask,records_in,records_out,cpu_ns,bytes_in\n")
+    assert record_latency.stage_shares(tmp_path) is None

@@ -3,9 +3,11 @@ package io.klink.workloads.tail;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -76,10 +78,21 @@ public final class ExclamationJob {
         QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         env.setBufferTimeout(config.bufferTimeoutMs());
+        configureJob(env, config.tail());
         Stage.Balancing balancing = config.balanced() ? new Stage.Balancing(run.bootstrap(), config.feedbackTopic(),
                 config.balancePeriodMs(), config.balanceAlpha(), config.balanceThreshold(), config.balanceUnit()) : null;
         for (Query query : run.queries()) {
             addQuery(env, run, config, balancing, query);
+        }
+    }
+
+    /**
+     * Turns on Flink's adaptive partitioner for this job's rebalance exchanges when {@code tail} asks for it.
+     * StreamTask reads the switch from the job configuration, so one stack runs every exchange side by side.
+     */
+    static void configureJob(StreamExecutionEnvironment env, String tail) {
+        if (Tails.ADAPTIVE.equals(tail)) {
+            env.configure(new Configuration().set(NettyShuffleEnvironmentOptions.ADAPTIVE_PARTITIONER_ENABLED, true));
         }
     }
 

@@ -14,6 +14,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +33,19 @@ class TailTest {
     void aConfigKnowsItsStageCostModelAndRefusesAnUnknownOne() {
         assertEquals(StageCost.named("wall-exp"), config("wall-exp").stageCost());
         assertThrows(IllegalArgumentException.class, () -> config("sleep"));
+    }
+
+    private static boolean adaptivePartitionerInJobConfiguration(String tail) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        ExclamationJob.configureJob(env, tail);
+        env.fromData(1, 2, 3).rebalance().map(x -> x).sinkTo(new DiscardingSink<>());
+        return env.getStreamGraph().getJobConfiguration().get(NettyShuffleEnvironmentOptions.ADAPTIVE_PARTITIONER_ENABLED);
+    }
+
+    @Test
+    void theAdaptiveExchangeTurnsOnFlinksPartitionerForItsJobOnly() {
+        assertTrue(adaptivePartitionerInJobConfiguration(Tails.ADAPTIVE));
+        assertFalse(adaptivePartitionerInJobConfiguration(Tails.NONE));
     }
 
     @Test
