@@ -13,6 +13,7 @@ import pandas as pd
 import psutil
 import pytest
 
+from klinkctl import FLINK_VERSION
 from klinkctl.netem import control
 from klinkctl.results.runs import CONFIG_FILE, read_bench
 from klinkctl.results.tables import generation_end_ms, measured_rows
@@ -89,7 +90,7 @@ def test_a_run_writes_every_table_and_a_resolved_config(running_stack, tmp_path)
     resources = pd.read_csv(run_dir / "resources.csv")
     assert {"kafka", "jobmanager", "taskmanager-1", "generator"} <= set(resources["component"])
     config = (run_dir / "config.yaml").read_text()
-    assert "seed: 7" in config and "git_commit:" in config and "flink: 2.2.1" in config
+    assert "seed: 7" in config and "git_commit:" in config and f"flink: {FLINK_VERSION}" in config
     assert summary["status"] == "completed" and summary["generator"]["events_sent"] == 2 * 500 * 8
 
 
