@@ -219,14 +219,15 @@ def _record_cells(row: pd.Series, names: list[str]) -> list[str]:
 
 def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
     level = f"{frame.attrs.get('confidence', 0.95) * 100:g}% CI"
+    names = [name for name in RECORD_SHOWN if f"{name}_ms" in frame]
+    windowless = "; runs without windows: the record p99's" if names else ""
     title = (f"SWM latency in ms, warm-up excluded, one row per configuration (n runs; invalid runs "
              f"{'included' if frame.attrs.get('include_invalid') else 'left out'}).\n"
              f"mean / p99 = mean over its runs of each run's mean / p99, [..] = {level} across runs (Student t).\n"
              f"ratio = geometric mean of per-run means / that of {frame.attrs.get('reference')}, [..] = {level} "
-             "across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
-             "per group);\npaired = geometric mean of the ratios within each sweep repetition (pairs), [..] = "
-             f"{level} across them: the common drift of a repetition taken out.")
-    names = [name for name in RECORD_SHOWN if f"{name}_ms" in frame]
+             f"across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
+             f"per group{windowless});\npaired = geometric mean of the ratios (of the means{windowless}) within "
+             f"each sweep repetition (pairs), [..] = {level} across them: the common drift of a repetition taken out.")
     table = _new_table(
         ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif.", "paired [CI] (pairs)",
          *(f"{groups.RECORD_LABELS[name]} ms [CI]" for name in names),

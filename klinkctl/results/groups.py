@@ -166,14 +166,17 @@ def describe_groups(runs: pd.DataFrame, keys: list[str], confidence: float = 0.9
 
 
 def _by_repetition(runs: pd.DataFrame) -> dict[int, float]:
-    """repetition → the run's mean latency, for runs that know their repetition (one run per repetition: a
-    repetition twice in a group, which a sweep never makes, keeps no pair)."""
+    """repetition → the run's mean latency (per-record runs, which have no windows: its record p99, the figure
+    their verdict is on), for runs that know their repetition (one run per repetition: a repetition twice in a
+    group, which a sweep never makes, keeps no pair)."""
     if REPETITION not in runs:
         return {}
-    known = runs[pd.to_numeric(runs[REPETITION], errors="coerce").notna() & np.isfinite(runs[METRICS["mean"]])]
+    column = METRICS["mean"]
+    if not np.isfinite(runs[column]).any() and RECORD_COLUMNS["record_p99"] in runs:
+        column = RECORD_COLUMNS["record_p99"]
+    known = runs[pd.to_numeric(runs[REPETITION], errors="coerce").notna() & np.isfinite(runs[column])]
     counts = known[REPETITION].value_counts()
-    return {int(rep): float(value) for rep, value in zip(known[REPETITION], known[METRICS["mean"]])
-            if counts[rep] == 1}
+    return {int(rep): float(value) for rep, value in zip(known[REPETITION], known[column]) if counts[rep] == 1}
 
 
 def add_ratios(groups: pd.DataFrame, references: Sequence[int | None], confidence: float = 0.95) -> pd.DataFrame:

@@ -152,6 +152,16 @@ def test_pairing_by_repetition_takes_a_drift_common_to_both_sides_out():
     assert table.loc[0, "pairs"] == 0 and math.isnan(table.loc[0, "paired_ratio"])
 
 
+def test_runs_without_windows_pair_their_record_p99_by_repetition():
+    rows = [groups.run_row(f"{tail}{rep}", {"policy": "default", "tail": tail}, Validity(True, []), np.array([]),
+                           repetition=rep, record_latency={"p99_ms": p99, "mean_ms": 1.0})
+            for rep, base in enumerate([500.0, 100.0, 120.0])
+            for tail, p99 in (("none", base), ("adaptive", base / 2))]
+    table = add_ratios(describe_groups(pd.DataFrame(rows), ["tail"]), [0, 0])
+    adaptive = table.loc[1]
+    assert adaptive["pairs"] == 3 and adaptive["paired_ratio"] == pytest.approx(0.5)
+
+
 def test_pairs_need_both_sides_in_one_repetition():
     assert groups.paired_ratio_interval({1: 100.0, 2: 200.0}, {2: 100.0, 3: 50.0})[3] == 1
     ratio, low, high, pairs = groups.paired_ratio_interval({1: 100.0, 2: 200.0}, {2: 100.0, 3: 50.0})
