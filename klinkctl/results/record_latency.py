@@ -126,10 +126,9 @@ def stage_shares(run_dir: Path) -> dict[str, float] | None:
     tasks = tasks[tasks["role"].astype(str).str.startswith("stage-")]
     placed = tasks.assign(vertex=tasks["query"] + "/" + tasks["role"]).merge(
         read_table(run_dir / "placement.csv"), on=["vertex", "subtask"])
-    total = placed["records_in"].sum()
-    if placed.empty or total <= 0:
-        return None
-    return {str(tm): round(float(n / total), 4) for tm, n in placed.groupby("taskmanager")["records_in"].sum().items()}
+    by_taskmanager = placed.groupby("taskmanager")["records_in"].sum()
+    total = by_taskmanager.sum()
+    return {str(tm): round(float(n / total), 4) for tm, n in by_taskmanager.items()} if total > 0 else None
 
 
 def whole_run_counts(rows: pd.DataFrame) -> dict[str, int]:
