@@ -142,6 +142,14 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     if not intervals.empty:
         overhead["mean_cycle_interval_ms"] = float(intervals.mean())
         overhead["p99_cycle_interval_ms"] = float(intervals.quantile(0.99))
+    if "gc_ms" in scheduler and not intervals.empty:
+        # A garbage collection stops every Java thread, the scheduler's and its tasks' alike: the interval less the
+        # collection time inside it is how late the thread was for want of the CPU the tasks had.
+        beyond_gc = (intervals - scheduler["gc_ms"].loc[intervals.index]).clip(lower=0)
+        overhead["p99_cycle_interval_beyond_gc_ms"] = float(beyond_gc.quantile(0.99))
+        span_ms = scheduler["time"].max() - scheduler["time"].min()
+        if span_ms > 0:
+            overhead["gc_stall_fraction"] = float(scheduler["gc_ms"].iloc[1:].sum() / span_ms)
     if "cycle_cpu_ns" in scheduler:  # the scheduler thread's own CPU time (-1: the JVM cannot measure it)
         cpu_ns = scheduler["cycle_cpu_ns"][scheduler["cycle_cpu_ns"] >= 0]
         span_ms = scheduler["time"].max() - scheduler["time"].min()

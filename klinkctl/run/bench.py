@@ -28,8 +28,8 @@ from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import RunSpec
-from klinkctl.stack import backends
-from klinkctl.stack.processes import pid_alive
+from klinkctl.stack import backends, scheduler_thread
+from klinkctl.stack.processes import pid_alive, taskmanagers_of
 from klinkctl.stack.spec import StackSpec
 from klinkctl import workloads
 from klinkctl.workloads import common, exclamation
@@ -74,13 +74,16 @@ def new_run_dir(results_root: Path, config: RunSpec, prefix: str = "") -> tuple[
     return run_id, results_root / run_id
 
 
-def write_resolved_config(run_dir: Path, run_id: str, config: RunSpec, spec: StackSpec) -> dict:
+def write_resolved_config(run_dir: Path, run_id: str, config: RunSpec, spec: StackSpec,
+                          scheduler_nice: dict[str, int | None] | None = None) -> dict:
     resolved = {
         "run": run_id,
         "bench": config.to_dict(),
         # what --delay and --inter-event resolve to (presets expanded, gaps at this rate)
         "models": {"network_delay": config.network_delay.spec, "inter_event": config.gaps.spec},
         "stack": spec.to_dict(),
+        # the agent's scheduler thread per TaskManager (klinkctl.stack.scheduler_thread); none on other backends
+        "scheduler_thread_nice": scheduler_nice or {},
         "versions": {"klinkctl": __version__, "flink": FLINK_VERSION, "kafka": KAFKA_VERSION,
                      "flink_kafka_connector": FLINK_KAFKA_CONNECTOR_VERSION},
         "git_commit": git_commit(),
@@ -140,7 +143,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(_backend_name(spec), stack_processes)
     run_id, run_dir = new_run_dir(results_root, config)
-    write_resolved_config(run_dir, run_id, config, spec)
+    write_resolved_config(run_dir, run_id, config, spec,
+                          scheduler_thread.prioritize(taskmanagers_of(stack_processes)))
     workload = workloads.get(config.workload)
     plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None

@@ -21,6 +21,7 @@ from klinkctl.errors import KlinkError
 from klinkctl.files import write_json
 from klinkctl.run.collectors import CsvTable, RecordingThread, query_of
 from klinkctl.stack import flink
+from klinkctl.stack.processes import taskmanagers_of, thread_names
 from klinkctl.stack.spec import StackSpec
 
 POLICY = "os-priority"
@@ -82,23 +83,8 @@ def map_threads(vertex_names: list[str], threads: dict[int, str]) -> dict[str, l
     return {vertex: tids for vertex, tids in mapped.items() if tids}
 
 
-def thread_names(pid: int) -> dict[int, str]:
-    """tid -> comm of every thread of a process ({} once it is gone)."""
-    names = {}
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return {}
-    for task in tasks:
-        try:
-            names[int(task.name)] = (task / "comm").read_text().rstrip("\n")
-        except (OSError, ValueError):
-            continue  # the thread ended meanwhile
-    return names
-
-
 def taskmanager_pids(stack_processes: dict[str, int]) -> list[int]:
-    return [pid for name, pid in stack_processes.items() if name.startswith("taskmanager")]
+    return list(taskmanagers_of(stack_processes).values())
 
 
 def check_usable(backend: str, stack_processes: dict[str, int]) -> None:

@@ -120,3 +120,23 @@ def stop(managed: ManagedProcess, grace_s: float = 15.0) -> bool:
             break
         time.sleep(0.1)
     return True
+
+
+def thread_names(pid: int) -> dict[int, str]:
+    """tid -> comm of every thread of a process ({} once it is gone)."""
+    names = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return {}
+    for task in tasks:
+        try:
+            names[int(task.name)] = (task / "comm").read_text().rstrip("\n")
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile
+    return names
+
+
+def taskmanagers_of(stack_processes: dict[str, int]) -> dict[str, int]:
+    """The TaskManagers (name -> pid) among a stack's processes."""
+    return {name: pid for name, pid in stack_processes.items() if name.startswith("taskmanager")}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +26,8 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
 
     cycles = pd.read_csv(run_dir / "scheduler.csv")
     assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why",
-                                    "memory_used", "cycle_cpu_ns"]
+                                    "memory_used", "cycle_cpu_ns", "gc_ms"]
+    assert (cycles["gc_ms"] >= 0).all() and cycles["gc_ms"].iloc[0] == 0  # collection time since the last cycle
     assert cycles["memory_used"].between(0, 1).all() and (cycles["memory_used"] > 0).any()  # live heap after GC
     busy_cpu = cycles.loc[cycles["tasks"] > 0, "cycle_cpu_ns"]  # the scheduler thread's own CPU, within the cycle
     assert (busy_cpu > 0).all() and (busy_cpu <= cycles.loc[cycles["tasks"] > 0, "cycle_ns"] + 1e6).all()
@@ -64,6 +66,12 @@ def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firi
     assert summary["estimator"]["klink"]["swms"] > 0
     # the TaskManager may append an idle cycle (no tasks) after the summary was written
     assert summary["scheduler"]["cycles"] == (cycles["tasks"] > 0).sum()
+    overhead = summary["scheduler"]
+    assert overhead["p99_cycle_interval_beyond_gc_ms"] <= overhead["p99_cycle_interval_ms"]
+    assert 0 <= overhead["gc_stall_fraction"] < 1
+    # klinkctl set the agent's scheduler thread ahead of the tasks (root here has CAP_SYS_NICE)
+    nices = yaml.safe_load((run_dir / "config.yaml").read_text())["scheduler_thread_nice"]
+    assert nices == {"taskmanager-1": -20 if os.geteuid() == 0 else 0}
     latency = pd.read_csv(run_dir / "latency.csv")
     assert set(latency["query"]) == {"q00", "q01"}
 

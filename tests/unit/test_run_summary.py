@@ -222,3 +222,17 @@ def test_the_bench_prints_width_error_and_skipped_next_to_inside(tmp_path, capsy
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("estimator klink"))
     assert line == ("estimator klink: 100% of 1 SWMs inside the predicted 95% interval (median width 200 ms), "
                     "mean |error| 50 ms; skipped 1 (run_ended 1)")
+
+
+def test_a_cycle_late_only_by_a_garbage_collection_is_on_time_beyond_gc(tmp_path):
+    (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,"
+                                            "cycle_cpu_ns,gc_ms\n"
+                                            "100,klink,4,4,0,1000,a,q00=1,0.5,1000,0\n"
+                                            "220,klink,4,2,2,1000,a,q00=1,0.5,1000,0\n"
+                                            "820,klink,4,2,2,1000,a,q00=1,0.5,1000,480\n"  # 600 ms, 480 of them GC
+                                            "940,klink,4,2,2,1000,a,q00=1,0.5,1000,0\n"
+                                            "1300,klink,4,2,2,1000,a,q00=1,0.5,1000,40\n")  # 360 ms, 40 GC: late
+    overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
+    assert overhead["p99_cycle_interval_ms"] > 590
+    assert 300 < overhead["p99_cycle_interval_beyond_gc_ms"] <= 320  # the 360 ms interval, less its 40 ms of GC
+    assert overhead["gc_stall_fraction"] == pytest.approx(520 / 1200)

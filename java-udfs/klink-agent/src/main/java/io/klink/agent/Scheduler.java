@@ -31,7 +31,7 @@ import java.util.function.ToLongFunction;
  */
 public final class Scheduler {
 
-    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns";
+    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms";
     public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
@@ -54,6 +54,8 @@ public final class Scheduler {
     private long cycles;
     private long suspensionsAtActivation;
     private int maxReporting;
+    /** The JVM's total collection time at the previous cycle (-1 before the first): see {@link #gcMsSinceLastCycle}. */
+    private long lastGcMs = -1;
 
     public Scheduler(Supplier<List<TaskHandle>> registry, ToLongFunction<Thread> cpuTime, int defaultCores) {
         this.registry = registry;
@@ -130,6 +132,7 @@ public final class Scheduler {
         cycleMs = config.cycleMs();
         maxRunning = next.params().containsKey("C") ? config.cores() : defaultCores;
         cycles = 0;
+        lastGcMs = -1;
         suspensionsAtActivation = TaskGate.suspensions();
         maxReporting = 0;
         countTasks(next);
@@ -203,6 +206,7 @@ public final class Scheduler {
         }
         long t0 = System.nanoTime();
         long cpu0 = cpuTime.applyAsLong(Thread.currentThread());
+        long gcMs = gcMsSinceLastCycle();
         List<TaskHandle> handles = registry.get();
         List<TaskInfo> infos = new ArrayList<>(handles.size());
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
@@ -249,7 +253,7 @@ public final class Scheduler {
         csv.append(nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
-                memoryUsed) + "," + cycleCpuNs);
+                memoryUsed) + "," + cycleCpuNs + "," + gcMs);
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
@@ -336,6 +340,21 @@ public final class Scheduler {
             }
         }
         return Math.min(1.0, (double) used / max);
+    }
+
+    /**
+     * Milliseconds the JVM spent collecting garbage since the previous cycle (0 at the first). With the
+     * TaskManager's collectors (serial, parallel) a collection stops every Java thread, this one included: a
+     * cycle that comes late by that much waited for the JVM, not for the tasks it schedules.
+     */
+    private long gcMsSinceLastCycle() {
+        long total = 0;
+        for (GarbageCollectorMXBean gc : GC_BEANS) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        long since = lastGcMs < 0 ? 0 : total - lastGcMs;
+        lastGcMs = total;
+        return since;
     }
 
     private void writeEstimatorRows(List<EstimatorRecord> records, double confidence) {

@@ -13,10 +13,11 @@ import java.nio.file.attribute.BasicFileAttributes;
  * means plain Flink. A malformed file is reported once on stderr and treated as {@code default}. With
  * every poll it also takes the tasks' counters for the run's tasks.csv ({@link TaskTotals}).
  *
- * <p>The thread runs at the highest Java priority: a cycle that waits for the CPU behind the tasks it
- * schedules comes late, and a late cycle leaves a finished pipeline's slot idle or an urgent one paused.
- * (With {@code -XX:ThreadPriorityPolicy=1} and CAP_SYS_NICE, as {@code klinkctl up} starts the
- * TaskManager when it may, that is nice −5; otherwise Java priorities do not reach the OS.)
+ * <p>A cycle that waits for the CPU behind the tasks it schedules comes late, and a late cycle leaves a finished
+ * pipeline's slot idle or an urgent one paused. Java priorities cannot express that (HotSpot maps none below
+ * nice -1, and the local stack maps every one but 2 to nice 0), so {@code klinkctl} finds this thread by its
+ * name in the TaskManager it started and sets it to nice -20 ({@code klinkctl.stack.scheduler_thread}).
+ */
  */
 public final class SchedulerThread extends Thread {
 
@@ -29,7 +30,6 @@ public final class SchedulerThread extends Thread {
     public SchedulerThread(Path statusDir, Scheduler scheduler) {
         super("klink-scheduler");
         setDaemon(true);
-        setPriority(Thread.MAX_PRIORITY);
         this.controlFile = statusDir.resolve(ControlFile.FILE_NAME);
         this.scheduler = scheduler;
     }

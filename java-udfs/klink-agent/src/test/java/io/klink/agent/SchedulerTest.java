@@ -65,6 +65,10 @@ class SchedulerTest {
         assertEquals("3", row[4]);
         assertTrue(Long.parseLong(row[5]) > 0);
         assertEquals(2, row[6].split(";").length);
+        assertEquals("0", row[10], "the first cycle of a run counts no collection time before it");
+        for (String later : rows.subList(2, 4)) {
+            assertTrue(Long.parseLong(later.split(",", -1)[10]) >= 0, later);
+        }
 
         scheduler.deactivate();
         assertFalse(TaskGate.isActive());
