@@ -20,7 +20,7 @@ ARCHIVED_FILES = frozenset({
     # a run's: what compare, validity and the cell table read
     "config.yaml", "job-config.json", "summary.json", "latency.csv", "drain.json",
     "generator-summary.json", "generator.csv", "resources.csv", "estimator.csv", "error.csv", "sampling.csv",
-    "tasks.csv", "sim.json",  # a simulated run's sim-spec.json is made again from its config.yaml
+    "tasks.csv", "sim.json", "scheduler.csv",  # a simulated run's sim-spec.json is made again from its config.yaml
     # per-record runs: the sinks' histograms (report's percentile curves), per second, where tasks ran, and the
     # feedback channel (the balancers' shares, the replay timeouts)
     "record-latency.csv", "record-percentiles.csv", "placement.csv", "feedback.csv",
