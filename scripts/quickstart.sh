@@ -9,8 +9,8 @@ bash scripts/setup.sh
 klinkctl=.venv/bin/klinkctl
 $klinkctl up --tm-cpus 1 --tm-cpu-quota 0.25  # the TaskManager on a quarter of core 1, as the regime map's slice
 cell=(--queries 4 --window 3s --watermark-bound 200ms --delay uniform:0-400ms --generator-cpus 0)
-# A short search: 12 s probes from 16 000 events/s per query (this machine: ~41 000 at 0.25 core), doubling, then
-# bisection to 10 %.
+# A short search: 12 s probes from 16 000 events/s per query, doubling (or halving), then bisection to 10 %. This
+# machine, 2026-11-26, Flink 2.3.0: 9 576 at 0.25 core (docs/data/capacity-ysb-20261126-050408).
 $klinkctl capacity ysb "${cell[@]}" --duration 12s --warmup 4s --start-rate 16000 --factor 2 --precision 0.1 \
   --max-probes 6 --out results/quickstart-capacity.json
 $klinkctl sweep configs/quickstart.yaml
