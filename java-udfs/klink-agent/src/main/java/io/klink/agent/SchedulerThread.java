@@ -18,7 +18,6 @@ import java.nio.file.attribute.BasicFileAttributes;
  * nice -1, and the local stack maps every one but 2 to nice 0), so {@code klinkctl} finds this thread by its
  * name in the TaskManager it started and sets it to nice -20 ({@code klinkctl.stack.scheduler_thread}).
  */
- */
 public final class SchedulerThread extends Thread {
 
     static final long POLL_MS = 1000;
