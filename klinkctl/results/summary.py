@@ -139,6 +139,7 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     # Whether the scheduler thread got the CPU on time: the wall time from one cycle's start to the next
     # (r when on time; longer when the thread waited behind the tasks it schedules, or the JVM stalled).
     intervals = scheduler["time"].diff().dropna()
+    span_ms = scheduler["time"].max() - scheduler["time"].min()
     if not intervals.empty:
         overhead["mean_cycle_interval_ms"] = float(intervals.mean())
         overhead["p99_cycle_interval_ms"] = float(intervals.quantile(0.99))
@@ -147,12 +148,10 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
         # collection time inside it is how late the thread was for want of the CPU the tasks had.
         beyond_gc = (intervals - scheduler["gc_ms"].loc[intervals.index]).clip(lower=0)
         overhead["p99_cycle_interval_beyond_gc_ms"] = float(beyond_gc.quantile(0.99))
-        span_ms = scheduler["time"].max() - scheduler["time"].min()
         if span_ms > 0:
             overhead["gc_stall_fraction"] = float(scheduler["gc_ms"].iloc[1:].sum() / span_ms)
     if "cycle_cpu_ns" in scheduler:  # the scheduler thread's own CPU time (-1: the JVM cannot measure it)
         cpu_ns = scheduler["cycle_cpu_ns"][scheduler["cycle_cpu_ns"] >= 0]
-        span_ms = scheduler["time"].max() - scheduler["time"].min()
         if not cpu_ns.empty:
             overhead["mean_cycle_cpu_us"] = float(cpu_ns.mean() / 1000.0)
             if span_ms > 0:  # cores' worth of CPU the scheduler used, to set against the TaskManager's CPU

@@ -1,7 +1,7 @@
 """The klink agent's scheduler thread gets the CPU before the tasks it schedules (issue 18: a cycle must start on
 time whatever load the TaskManager is given).
 
-The thread asks for Java's highest priority, but HotSpot cannot map a Java priority below nice -1 (its
+Java priorities cannot do it: HotSpot cannot map a Java priority below nice -1 (its
 `JavaPriorityN_To_OSPriority` flags stop there) and the local stack maps every priority but 2 to nice 0 (see
 `flink.priority_opts`). So klinkctl, which started the TaskManager, sets the one thread named
 `klink-scheduler` in it to nice -20 itself. Its weight is then ~87 nice-0 task threads': woken every r, it runs
