@@ -75,13 +75,23 @@ def wait_running(spec: StackSpec, job_id: str, timeout_s: float = 60) -> None:
 
 
 def cancel(spec: StackSpec, job_id: str) -> None:
+    request_cancel(spec, job_id)
+    await_ended(spec, job_id)
+
+
+def request_cancel(spec: StackSpec, job_id: str) -> None:
+    """Ask the JobManager to cancel the job; returns at once (a job already gone is fine)."""
     request = urllib.request.Request(f"{spec.rest_url}/jobs/{job_id}?mode=cancel", method="PATCH")
     try:
         urllib.request.urlopen(request, timeout=5).read()
     except urllib.error.HTTPError as error:
         if error.code != 404:
             raise
-    deadline = time.monotonic() + 30
+
+
+def await_ended(spec: StackSpec, job_id: str, timeout_s: float = 30) -> None:
+    """Until the job is in a terminal state (its slots free for the next run), at most `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and job_state(spec, job_id) not in TERMINAL_STATES:
         time.sleep(0.3)
 

@@ -141,7 +141,8 @@ def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, c
                      event_time: Callable[[bytes], int] = json_event_time) -> np.ndarray:
     """Kafka append time − event time (ms, read from each event of a record's value by `event_time`) of
     events spread evenly over each topic (partition 0): `chunks` runs of consecutive records per topic,
-    `budget` events in all. Topics must use APPEND_TIME."""
+    `budget` events in all, each event read once (on a small topic the runs meet and it is read whole).
+    Topics must use APPEND_TIME."""
     per_chunk = max(1, budget // (len(topics) * chunks)) if topics else 0
     # a chunk at a small topic's end would otherwise wait fetch.wait.max.ms (500 ms) for more, 100 times per topic
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"klinkctl-delays-{time.time_ns()}",
@@ -150,28 +151,36 @@ def ingestion_delays(bootstrap: str, topics: list[str], budget: int = 200_000, c
     try:
         for topic in topics:
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+            read_to = low
             for start in np.unique(np.linspace(low, max(low, high - per_chunk), chunks).astype(int)):
-                consumer.assign([TopicPartition(topic, 0, int(start))])
-                delays += _chunk_delays(consumer, per_chunk, event_time)
+                start = max(int(start), read_to)
+                if start >= high:
+                    break
+                consumer.assign([TopicPartition(topic, 0, start)])
+                chunk, read_to = _chunk_delays(consumer, per_chunk, event_time, start, high)
+                delays += chunk
     finally:
         consumer.close()
     return np.array(delays, dtype=float)
 
 
-def _chunk_delays(consumer: Consumer, events: int, event_time: Callable[[bytes], int]) -> list[int]:
-    """The delays of about `events` consecutive events from the consumer's position: a few records at a time,
-    since a packed record holds many."""
+def _chunk_delays(consumer: Consumer, events: int, event_time: Callable[[bytes], int], start: int,
+                  high: int) -> tuple[list[int], int]:
+    """The delays of about `events` consecutive events from offset `start` (the consumer's position), and the
+    offset after the last record read: a few records at a time, since a packed record holds many."""
     delays: list[int] = []
-    records = 0
-    while len(delays) < events and records < events:
-        messages = consumer.consume(min(events - len(delays), 20), timeout=5)
+    records, position = 0, start
+    while len(delays) < events and records < events and position < high:
+        # never ask past the end: consume() waits its whole timeout for records that will not come
+        messages = consumer.consume(min(events - len(delays), 20, high - position), timeout=5)
         if not messages:
             break
         records += len(messages)
         for message in messages:
             if not message.error():
                 delays += _append_delays(message, event_time)
-    return delays
+                position = message.offset() + 1
+    return delays, position
 
 
 def _append_delays(message, event_time: Callable[[bytes], int]) -> list[int]:

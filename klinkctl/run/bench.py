@@ -325,7 +325,8 @@ def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: wor
         ("restoring the nice values os-priority changed", lambda: _stop_prioritiser(prioritiser)),
         ("stopping the generator", lambda: (gen.stop(), generator.forget_running(spec.state_dir))
          if gen is not None else None),
-        ("cancelling the job", lambda: flink_jobs.cancel(spec, job_id) if job_id is not None else None),
+        # the job winds down (~3 s) while the rows are read; it must have ended before its topics go
+        ("cancelling the job", lambda: flink_jobs.request_cancel(spec, job_id) if job_id is not None else None),
         ("stopping the metrics collector", lambda: collector.stop() if collector is not None else None),
         ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None),
         ("reading ingestion delays", lambda: write_ingestion_delays(spec, plan, workload, run_dir)
@@ -334,6 +335,7 @@ def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: wor
          if plan.feedback_topic and job_id is not None else None),
         ("computing exact results", lambda: write_exact_results(spec, config, plan, workload, run_dir)
          if gen is not None and config.measures_accuracy else None),
+        ("waiting for the job to end", lambda: flink_jobs.await_ended(spec, job_id) if job_id is not None else None),
         ("deleting the run's topics", lambda: kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)),
     ]
     problems = []

@@ -57,9 +57,11 @@ def klinkctl_factory(tmp_path_factory):
         cli("down")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def running_stack(tmp_path_factory):
-    """One stack with two TaskManagers shared by the tests of a module; stopped at the end."""
+    """One stack with two TaskManagers shared by every test that needs a plain running stack, stopped at the end
+    of the session: starting one per module cost ~30 s each. Tests must leave it as they found it (running, no
+    job of theirs left); tests that change a stack (caps, kills, down) start their own with `klinkctl_factory`."""
     cli = Klinkctl(tmp_path_factory.mktemp("klink-stack"), free_ports(4))
     result = cli.up("--taskmanagers", "2", "--tm-memory", "1024m", "--jm-memory", "768m")
     assert result.returncode == 0, result.stderr

@@ -25,7 +25,8 @@ def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path
         raise ConnectionRefusedError("the JobManager is gone")
 
     monkeypatch.setattr(bench.scheduler_control, "deactivate", broken)
-    monkeypatch.setattr(bench.flink_jobs, "cancel", broken)
+    monkeypatch.setattr(bench.flink_jobs, "request_cancel", broken)
+    monkeypatch.setattr(bench.flink_jobs, "await_ended", broken)
     monkeypatch.setattr(bench, "write_ingestion_delays", lambda *_: None)
     monkeypatch.setattr(bench.kafka_io, "delete_topics", lambda *_: stopped.append("topics"))
     generator = SimpleNamespace(stop=lambda: stopped.append("generator"))
@@ -36,7 +37,8 @@ def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path
     problems = bench._teardown(spec, config, plan, None, tmp_path, "job", generator, collector, None)
     assert stopped == ["generator", "collector", "topics"]
     assert problems == ["switching the scheduler off: ConnectionRefusedError: the JobManager is gone",
-                        "cancelling the job: ConnectionRefusedError: the JobManager is gone"]
+                        "cancelling the job: ConnectionRefusedError: the JobManager is gone",
+                        "waiting for the job to end: ConnectionRefusedError: the JobManager is gone"]
 
 
 def test_one_line_flattens_and_names_the_error():
