@@ -1,6 +1,7 @@
 """`klinkctl capacity` end to end on the real stack (Kafka + Flink on free ports in a temp state dir): a tiny
-search (the automatic warm-up runs of a fresh stack, then two short probes at light load), its capacity.json and probe directories, then a bench run at a
-fraction of that capacity whose config.yaml records the load."""
+search (one warm-up run, then two short probes at light load), its capacity.json and probe directories, then a
+bench run at a fraction of that capacity whose config.yaml records the load. How many warm-up runs `auto` asks
+for is tested in tests/unit/test_capacity.py."""
 
 from __future__ import annotations
 
@@ -10,25 +11,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from klinkctl.run.capacity_warmup import WARM_AFTER_JOBS
-
 pytestmark = pytest.mark.integration
 
 
-def test_a_tiny_capacity_search_writes_capacity_json_and_a_bench_runs_at_a_load_of_it(klinkctl_factory, tmp_path):
-    cli = klinkctl_factory()
-    up = cli.up()
-    assert up.returncode == 0, up.stderr
+def test_a_tiny_capacity_search_writes_capacity_json_and_a_bench_runs_at_a_load_of_it(running_stack, tmp_path):
+    cli = running_stack
     results, out = tmp_path / "results", tmp_path / "ysb-capacity.json"
 
     searched = cli("capacity", "ysb", "--queries", "2", "--window", "1s", "--duration", "8s", "--warmup", "2s",
-                   "--start-rate", "500", "--factor", "2", "--max-probes", "2", "--results", str(results),
+                   "--start-rate", "500", "--factor", "2", "--max-probes", "2", "--warmup-runs", "1", "--results", str(results),
                    "--out", str(out), timeout=600)
     assert searched.returncode == 0, searched.stdout + searched.stderr
     capacity = json.loads(out.read_text())
-    # --warmup-runs auto on a fresh stack: short runs until the JobManager has run WARM_AFTER_JOBS jobs
-    assert capacity["warmup_rule"].startswith("auto: the JobManager had run 0 jobs")
-    assert len(capacity["warmup_runs"]) == WARM_AFTER_JOBS
+    assert capacity["warmup_rule"] == "--warmup-runs 1" and len(capacity["warmup_runs"]) == 1
     for warmup in capacity["warmup_runs"]:  # 15 s at most, never longer than a probe (8 s here)
         assert yaml.safe_load((Path(warmup) / "config.yaml").read_text())["bench"]["duration_ms"] == 8000
     assert capacity["kind"] == "klinkctl-capacity" and capacity["workload"] == "ysb"

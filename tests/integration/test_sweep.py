@@ -1,5 +1,4 @@
-"""`klinkctl sweep configs/smoke.yaml` end to end on the real stack (Kafka + Flink on free ports in a temp
-state dir): every planned run completed, indexed, with measured latencies and the agent's per-task totals (default
+"""`klinkctl sweep configs/smoke.yaml` end to end on the real stack (the session's shared one): every planned run completed, indexed, with measured latencies and the agent's per-task totals (default
 and klink alike); a resume then has nothing to do.
 And a sweep of variants with a warm-up run: each variant's settings in its runs' config.yaml, the warm-up run
 kept and indexed but not in cells.csv."""
@@ -20,10 +19,8 @@ pytestmark = pytest.mark.integration
 SMOKE = PROJECT_ROOT / "configs" / "smoke.yaml"
 
 
-def test_the_smoke_sweep_completes_every_run_with_latency_rows(klinkctl_factory, tmp_path):
-    cli = klinkctl_factory()
-    up = cli.up()
-    assert up.returncode == 0, up.stderr
+def test_the_smoke_sweep_completes_every_run_with_latency_rows(running_stack, tmp_path):
+    cli = running_stack
     results = tmp_path / "results"
 
     swept = cli("sweep", str(SMOKE), "--results", str(results), timeout=600)
@@ -74,11 +71,8 @@ variants:
 """
 
 
-def test_a_sweep_of_variants_with_a_warmup_run_keeps_every_run_and_tables_the_measured_ones(klinkctl_factory,
-                                                                                            tmp_path):
-    cli = klinkctl_factory()
-    up = cli.up()
-    assert up.returncode == 0, up.stderr
+def test_a_sweep_of_variants_with_a_warmup_run_keeps_every_run_and_tables_the_measured_ones(running_stack, tmp_path):
+    cli = running_stack
     sweep_file = tmp_path / "variants.yaml"
     sweep_file.write_text(VARIANTS)
 

@@ -19,7 +19,7 @@ NO_STALLS = 1e-9
 
 
 def test_without_stalls_every_window_fires_one_watermark_bound_after_its_end() -> None:
-    model = Model(queries=4, rho=0.9, bound_s=1.0, duration_s=60, stalls_per_s=NO_STALLS)
+    model = Model(queries=4, rho=0.9, bound_s=1.0, duration_s=60, stalls_per_s=NO_STALLS, step_s=0.005)
     for policy in ("ps", "oracle"):
         latencies = simulate(model, policy)
         assert len(latencies) == 4 * 10  # windows ending after the 30 s warm-up, 3 s each
@@ -27,7 +27,7 @@ def test_without_stalls_every_window_fires_one_watermark_bound_after_its_end() -
 
 
 def test_a_single_query_has_nothing_to_reorder() -> None:
-    model = Model(queries=1, rho=0.9, bound_s=1.0, duration_s=90)
+    model = Model(queries=1, rho=0.9, bound_s=1.0, duration_s=90, step_s=0.005)
     assert simulate(model, "oracle").tolist() == simulate(model, "ps").tolist()
 
 
