@@ -71,7 +71,9 @@ def print_summary(summary: dict) -> None:
                    + (f"; no thread found for {', '.join(unmapped)}" if unmapped else ""))
     for name, acc in (summary.get("estimator") or {}).items():
         if acc.get("swms"):
-            click.echo(f"estimator {name}: {acc['inside_fraction']:.0%} of {acc['swms']} SWMs inside the predicted "
+            low, high = acc.get("inside_ci") or (None, None)
+            interval = f" [{low:.0%}–{high:.0%}]" if low is not None else ""
+            click.echo(f"estimator {name}: {acc['inside_fraction']:.0%}{interval} of {acc['swms']} SWMs inside the predicted "
                        f"{acc['confidence']:.0%} interval (median width {acc['median_width_ms']:.0f} ms), mean |error| "
                        f"{acc['mean_abs_error_ms']:.0f} ms; skipped {_skipped_text(acc.get('skipped') or {})}")
     acc = summary.get("accuracy") or {}

@@ -178,6 +178,7 @@ def estimator_accuracy(runset: RunSet) -> pd.DataFrame:
     predicted interval — mean over repetitions with its t interval — next to the interval's median width and
     the point estimate's mean |error| (means over repetitions), the SWMs scored and those skipped."""
     rows = [{"run": run.run_id, "estimator": name, "swms": acc["swms"], "inside_pct": 100 * acc["inside_fraction"],
+             "inside": round(acc["swms"] * acc["inside_fraction"]),
              "mean_abs_error_ms": acc["mean_abs_error_ms"], "median_width_ms": acc.get("median_width_ms", np.nan),
              "skipped": sum((acc.get("skipped") or {}).values())}
             for run in runset.runs for name, acc in _estimator_summary(run).items() if acc.get("swms")]
@@ -187,10 +188,17 @@ def estimator_accuracy(runset: RunSet) -> pd.DataFrame:
     runs = pd.DataFrame(rows).merge(runset.params, on="run")
     keys = runset.keys_with("delay", "confidence") + ["estimator"]
     table = mean_with_ci(runs, keys, "inside_pct", runset.confidence)
-    extra = runs.groupby(keys, dropna=False).agg(swms=("swms", "sum"), skipped=("skipped", "sum"),
+    extra = runs.groupby(keys, dropna=False).agg(swms=("swms", "sum"), inside=("inside", "sum"),
+                                                 skipped=("skipped", "sum"),
                                                  median_width_ms=("median_width_ms", "mean"),
-                                                 mean_abs_error_ms=("mean_abs_error_ms", "mean"))
-    return table.merge(extra.reset_index(), on=keys)
+                                                 mean_abs_error_ms=("mean_abs_error_ms", "mean")).reset_index()
+    # every SWM of every repetition pooled, with its binomial interval: what a coverage target is judged on
+    pooled = [stats.proportion_interval(inside, swms, runset.confidence)
+              for inside, swms in zip(extra["inside"], extra["swms"])]
+    extra["pooled_inside_pct"] = 100 * extra["inside"] / extra["swms"]
+    extra["pooled_ci_low"] = [100 * low for low, _ in pooled]
+    extra["pooled_ci_high"] = [100 * high for _, high in pooled]
+    return table.merge(extra, on=keys)
 
 
 def _estimator_summary(run: Run) -> dict[str, dict[str, Any]]:

@@ -110,7 +110,9 @@ FIGURES: tuple[FigureSpec, ...] = (
                "predicted for them (summary.json → estimator, warm-up excluded), by delay model; one bar per "
                "estimator and confidence f (dotted: the target f); error bars = t interval over the runs. Below: "
                "the intervals' median width and the point estimate's mean |error| (means over the runs); SWMs "
-               "not scored are counted per reason in summary.json → estimator → skipped.",
+               "not scored are counted per reason in summary.json → estimator → skipped. The table also pools "
+               "every SWM of a configuration (pooled_inside_pct) with its Wilson interval: what a coverage target "
+               "is judged on.",
                lambda rs: "fig9c_estimator_accuracy", report.estimator_accuracy,
                lambda table, rs: plots.estimator_accuracy(table, rs.others("delay", "confidence"))),
     FigureSpec("9d", "Scheduler overhead", "Mean time the runtime scheduler takes per cycle (collect, decide, "

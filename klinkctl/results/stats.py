@@ -148,6 +148,16 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float]:
     return (float(low), float(high))
 
 
+def proportion_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval ``(low, high)`` of a fraction observed as ``successes`` of ``trials``
+    (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``): it stays inside [0, 1] and is not zero-width at
+    0 or all of ``trials``, unlike the normal approximation. No trials: (nan, nan)."""
+    if trials <= 0:
+        return (math.nan, math.nan)
+    interval = sps.binomtest(int(successes), int(trials)).proportion_ci(confidence_level=confidence, method="wilson")
+    return (float(interval.low), float(interval.high))
+
+
 def latency_trend(window_end_ms, latency_ms, confidence: float = 0.95) -> dict[str, float] | None:
     """Theil-Sen slope (``scipy.stats.theilslopes``) of latency over window end time: ``slope_ms_per_s`` with
     its CI at ``confidence``, ``span_s``, ``mean_ms`` and ``growth_fraction`` = slope × span / mean, how much the

@@ -11,7 +11,7 @@ from klinkctl.delay import fit_report, parse_delay
 from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.record_latency import run_record_latency
-from klinkctl.results.stats import latency_summary
+from klinkctl.results.stats import latency_summary, proportion_interval
 from klinkctl.results.tables import measured_rows, read_table
 from klinkctl.results.validity import assess
 from klinkctl.files import write_json
@@ -63,9 +63,12 @@ def estimator_accuracy(estimator: pd.DataFrame, after_ms: int | None, until_ms: 
 
 def _scored_accuracy(scored: pd.DataFrame) -> dict:
     if scored.empty:
-        return {"swms": 0, "inside_fraction": None, "median_width_ms": None, "mean_abs_error_ms": None}
+        return {"swms": 0, "inside_fraction": None, "inside_ci": None, "median_width_ms": None,
+                "mean_abs_error_ms": None}
     inside = scored["inside"].astype(str).str.lower().eq("true")
     return {"swms": int(len(scored)), "inside_fraction": float(inside.mean()),
+            # how sure the fraction is: 70 SWMs cannot tell 93 % from 95 % (docs/scheduler.md)
+            "inside_ci": list(proportion_interval(int(inside.sum()), len(scored))),
             # rounded to the CSV's 0.1 ms: the difference of two epoch-ms floats carries ±1e-4 ms of noise
             "median_width_ms": round(float((scored["t_max_ms"] - scored["t_min_ms"]).median()), 1),
             "mean_abs_error_ms": float(scored["error_ms"].abs().mean())}

@@ -475,3 +475,17 @@ def test_windows_ending_after_the_generator_stopped_are_left_out_as_in_the_summa
     (run_dir / "summary.json").write_text(json.dumps({"status": "completed", "warmup_until_ms": 1500}))
     (run_dir / "config.yaml").write_text(yaml.safe_dump({"bench": {"warmup_ms": 1000, "duration_ms": 3000}}))
     assert load_run(run_dir).latency.tolist() == [100.0, 110.0]
+
+
+@pytest.mark.parametrize("inside, swms", [(69, 74), (74, 74), (0, 10), (1, 1)])
+def test_a_coverage_fraction_gets_a_binomial_interval_inside_zero_to_one(inside, swms):
+    from klinkctl.results.stats import proportion_interval
+    low, high = proportion_interval(inside, swms)
+    assert 0 <= low <= inside / swms <= high <= 1 and low < high
+
+
+def test_69_of_74_swms_inside_cannot_tell_93_from_95_percent():
+    from klinkctl.results.stats import proportion_interval
+    low, high = proportion_interval(69, 74)
+    assert low < 0.9 and high > 0.95  # the 0.9-of-capacity cell of docs/scheduler.md
+    assert all(math.isnan(bound) for bound in proportion_interval(0, 0))

@@ -259,6 +259,11 @@ def test_estimator_accuracy_is_per_estimator_of_the_klink_runs(runset):
                                                                                        rate=10000)]
     assert row["mean"] == pytest.approx(100 * np.mean(fractions)) and row["confidence"] == 0.95
     assert row["delay"] == "const:0ms"
+    summaries = [run.summary["estimator"]["lr"] for run in runs_of(runset, policy=KLINK, rate=10000)]
+    inside = sum(round(acc["swms"] * acc["inside_fraction"]) for acc in summaries)
+    assert row["inside"] == inside and row["swms"] == sum(acc["swms"] for acc in summaries)
+    assert row["pooled_inside_pct"] == pytest.approx(100 * inside / row["swms"])
+    assert row["pooled_ci_low"] < row["pooled_inside_pct"] < row["pooled_ci_high"] <= 100
 
 
 def test_scheduler_overhead_is_cycle_time_over_cycle_length(runset):

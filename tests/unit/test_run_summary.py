@@ -69,6 +69,8 @@ def test_estimator_accuracy_reports_inside_width_and_error_of_the_measured_swms(
     summary = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})
     klink = summary["estimator"]["klink"]
     assert klink["swms"] == 3 and klink["inside_fraction"] == 1.0
+    low, high = klink["inside_ci"]  # 3 of 3 inside is far from proof of a 95 % coverage
+    assert high == pytest.approx(1.0) and 0.35 < low < 0.5
     assert klink["median_width_ms"] == pytest.approx(200.0)  # widths 39.2, 200, 2000
     assert klink["mean_abs_error_ms"] == pytest.approx(460 / 3)  # |10|, |50|, |400|: the predicted mean's error
     assert klink["skipped"] == {} and klink["confidence"] == 0.95
@@ -97,7 +99,7 @@ def test_an_estimator_with_every_swm_skipped_has_no_accuracy(tmp_path):
     (tmp_path / "estimator.csv").write_text(
         ESTIMATOR_HEADER + "klink,0.95,q00,q00,2000,2000.0,120.0,1764.8,2235.2,2300,,,no_history\n")
     summary = build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {})
-    assert summary["estimator"]["klink"] == {"swms": 0, "inside_fraction": None, "median_width_ms": None,
+    assert summary["estimator"]["klink"] == {"swms": 0, "inside_fraction": None, "inside_ci": None, "median_width_ms": None,
                                              "mean_abs_error_ms": None, "confidence": 0.95,
                                              "skipped": {"no_history": 1}}
     write_summary(tmp_path, summary)  # valid JSON: no NaN
@@ -220,7 +222,7 @@ def test_the_bench_prints_width_error_and_skipped_next_to_inside(tmp_path, capsy
         "klink,0.95,q00,q00,7000,8000.0,10.0,7000.0,9000.0,,,,run_ended\n")
     print_summary(build_summary(tmp_path, "r", {}, "completed", "", (1000, 10_000), {}))
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("estimator klink"))
-    assert line == ("estimator klink: 100% of 1 SWMs inside the predicted 95% interval (median width 200 ms), "
+    assert line == ("estimator klink: 100% [21%–100%] of 1 SWMs inside the predicted 95% interval (median width 200 ms), "
                     "mean |error| 50 ms; skipped 1 (run_ended 1)")
 
 
