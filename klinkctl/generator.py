@@ -114,17 +114,22 @@ def stop_leftover(state_dir: Path) -> bool:
     return running
 
 
+#: The file in a run directory from which the generator learns when event 0 is due (`signal_start`).
+START_FILE = "generator-start-at"
+
+
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
-          gaps: str, event_args: list[str], start_at_ms: int, warmup_ms: int,
+          gaps: str, event_args: list[str], warmup_ms: int,
           run_dir: Path, cpus: str = "", namespace: GeneratorNamespace | None = None,
           pack_bytes: int = 65536, progress_after_end_ms: int = 0) -> GeneratorProcess:
     """Starts the generator; inside `namespace` when netem was applied to it (`klinkctl netem apply`).
     `event_args` choose the workload's events (`--workload nyt`, YSB's campaign table). After its last event it
-    sends progress records covering `progress_after_end_ms` of event time, so the jobs' watermarks pass the end."""
+    sends progress records covering `progress_after_end_ms` of event time, so the jobs' watermarks pass the end.
+    It starts its JVM and rehearses (at most `warmup_ms`) at once, and sends event 0 only when `signal_start` says."""
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
                  "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps,
                  "--compression", COMPRESSION, "--pack-bytes", str(pack_bytes), *event_args,
-                 "--start-at-ms", str(start_at_ms), "--warmup", f"{warmup_ms}ms",
+                 "--start-at-file", str(run_dir / START_FILE), "--warmup", f"{warmup_ms}ms",
                  "--progress-after-end", f"{progress_after_end_ms}ms",
                  "--warmup-topic", f"{topics[0]}-warmup",
                  "--stats-file", str(run_dir / "generator.csv"),
@@ -133,6 +138,14 @@ def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: fl
     if namespace is not None:
         argv = namespace.wrap(argv)
     return GeneratorProcess(pinned(argv, cpus, "--generator-cpus"), run_dir / "generator.log")
+
+
+def signal_start(run_dir: Path, start_at_ms: int) -> None:
+    """Tells the generator started for `run_dir` that event 0 is due at `start_at_ms` (epoch ms): the file
+    appears whole (renamed into place), as the generator reads it as soon as it exists."""
+    pending = run_dir / f".{START_FILE}.tmp"
+    pending.write_text(f"{start_at_ms}\n")
+    pending.replace(run_dir / START_FILE)
 
 
 def summary(run_dir: Path) -> dict:

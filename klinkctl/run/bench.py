@@ -38,8 +38,11 @@ from klinkctl.files import write_json
 #: The generator rehearses the run this long before the start, so its JIT has settled when the schedule
 #: begins (a cold JVM on one core runs late for seconds); see java-udfs/klink-generator/README.md.
 GENERATOR_WARMUP_MS = 5000
-#: Events start this long after the job runs: JVM start + producer metadata + the warm-up.
-START_LEAD_MS = 3000 + GENERATOR_WARMUP_MS
+#: The generator starts before the job is submitted and rehearses while it deploys; events start this long after
+#: the job runs (the generator notices the start within 0.5 s and needs 1.5 s to drop its warm-up topics) ...
+START_LEAD_MS = 2500
+#: ... and never sooner after the generator's launch than its JVM start, producer metadata and whole warm-up take.
+GENERATOR_READY_MS = 3000 + GENERATOR_WARMUP_MS
 
 
 class RunFailed(Exception):
@@ -160,6 +163,13 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.input_topics, config=kafka_io.APPEND_TIME)
             kafka_io.recreate_topics(spec.bootstrap_servers, plan.harness_topics)
             job_config = workload.write_job_config(plan, config, spec.bootstrap_servers, run_dir)
+            gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
+                                  config.seed, config.network_delay.spec, config.gaps.generator_arg,
+                                  workload.generator_args(config), GENERATOR_WARMUP_MS, run_dir,
+                                  config.generator_cpus, netem.generator_namespace(spec.state_dir),
+                                  config.pack_bytes, progress_after_end_ms(config))
+            generator.record_running(spec.state_dir, gen)
+            generator_ready_ms = int(time.time() * 1000) + GENERATOR_READY_MS
             progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")
             job_id = flink_jobs.submit_python_job(spec, common.JOB_SCRIPT, ["--config", str(job_config.resolve())])
             flink_jobs.wait_running(spec, job_id)
@@ -171,7 +181,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                 prioritiser = os_priority.OsPriority(spec, job_id, os_priority.taskmanager_pids(stack_processes),
                                                      run_dir, config.os_priority_period_ms)
                 prioritiser.start()
-            start_at_ms = int(time.time() * 1000) + START_LEAD_MS
+            start_at_ms = max(int(time.time() * 1000) + START_LEAD_MS, generator_ready_ms)
             warmup_until_ms = start_at_ms + config.warmup_ms
             collector = MetricsCollector(spec.bootstrap_servers, plan.metrics_topic, run_dir, run_id,
                                          config.policy, warmup_until_ms, results=config.measures_accuracy,
@@ -179,13 +189,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             collector.start()
             sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
-            gen = generator.start(spec.bootstrap_servers, plan.input_topics, config.rate, config.duration_ms / 1000,
-                                  config.seed, config.network_delay.spec, config.gaps.generator_arg,
-                                  workload.generator_args(config), start_at_ms, GENERATOR_WARMUP_MS, run_dir,
-                                  config.generator_cpus, netem.generator_namespace(spec.state_dir),
-                                  config.pack_bytes, progress_after_end_ms(config))
-            generator.record_running(spec.state_dir, gen)
             sampler.add_process("generator", gen.popen.pid)
+            generator.signal_start(run_dir, start_at_ms)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
             _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)

@@ -126,6 +126,6 @@ def test_the_generator_gets_only_options_it_reads(name: str, tmp_path: Path, mon
     monkeypatch.setattr(generator_module, "GeneratorProcess", lambda argv, log: started.append(argv))
     config = resolve(None, {"workload": name})
     generator_module.start("localhost:1", ["t0"], config.rate, 1.0, config.seed, config.delay,
-                           config.gaps.generator_arg, workloads.get(name).generator_args(config), 0, 0, tmp_path)
+                           config.gaps.generator_arg, workloads.get(name).generator_args(config), 0, tmp_path)
     known = set(catalog.generator()["options"]) | set(catalog.generator()["switches"])
     assert {arg for arg in started[0] if arg.startswith("--")} <= known

@@ -162,8 +162,8 @@ def test_repetitions_default_to_three_and_the_command_line_overrides_them(tmp_pa
 
 def test_a_runs_estimate_is_lead_events_drain_and_overhead(tmp_path):
     (run,) = plan(tmp_path, "workload: ysb\nrepetitions: 1\nfixed: {duration: 20s, warmup: 6s, delay: 'const:300ms'}")
-    # lead 8 s + 20 s of events + drain (300 ms delay + 1 s bound + 200 ms watermark interval + 2 s)
-    assert run.estimated_s == pytest.approx(8 + 20 + 3.5 + sweep_plan.RUN_OVERHEAD_S)
+    # lead 2.5 s + 20 s of events + drain (300 ms delay + 1 s bound + 200 ms watermark interval + 2 s)
+    assert run.estimated_s == pytest.approx(2.5 + 20 + 3.5 + sweep_plan.RUN_OVERHEAD_S)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -250,7 +250,7 @@ def test_dry_run_lists_the_runs_and_the_estimate_and_starts_nothing(tmp_path, mo
     path = sweep_file(tmp_path, GRID_2X3)
     result = CliRunner().invoke(main, ["sweep", str(path), "--dry-run", "--results", str(tmp_path / "results")])
     assert result.exit_code == 0, result.output
-    total_s = 12 * (8 + 20 + 3.2 + sweep_plan.RUN_OVERHEAD_S)  # lead + events + drain + the rest, per run
+    total_s = 12 * (2.5 + 20 + 3.2 + sweep_plan.RUN_OVERHEAD_S)  # lead + events + drain + the rest, per run
     assert f"12 runs, estimated {format_duration(total_s)}" in result.output
     assert "klink" in result.output and "rr" in result.output
     assert not (tmp_path / "results").exists()

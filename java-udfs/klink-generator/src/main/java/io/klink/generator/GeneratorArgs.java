@@ -44,6 +44,9 @@ public final class GeneratorArgs {
             "  --start-at-ms MS          epoch ms of event 0 (default: now, after the warm-up); the generator waits",
             "                            for it. Give it >= 5 s of room: JVM start, metadata, warm-up (which is",
             "                            shortened to fit)",
+            "  --start-at-file FILE      like --start-at-ms, read from FILE once it appears (written by the caller",
+            "                            when its job runs; rename it into place): the JVM starts and rehearses",
+            "                            meanwhile. Excludes --start-at-ms",
             "  --max-rate                ignore the schedule and delays: send as fast as possible for the duration",
             "  --warmup D                before the start, rehearse the run into the warm-up topics until the JIT has",
             "                            settled, for at most D, then delete them; 0 = off (default 15s)",
@@ -64,7 +67,7 @@ public final class GeneratorArgs {
 
     public static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
-            "--start-at-ms", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
+            "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
     public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation");
@@ -90,6 +93,7 @@ public final class GeneratorArgs {
     public Path summaryFile;
     public Path delaysFile;
     public Long startAtMs;
+    public java.nio.file.Path startAtFile;
     public boolean maxRate;
     public boolean printCampaigns;
     public int sampleDelays;
@@ -165,6 +169,9 @@ public final class GeneratorArgs {
         if (a.ratePerTopic < 0 && !a.maxRate) {
             throw new UsageException("--rate is required (or --max-rate)");
         }
+        if (a.startAtMs != null && a.startAtFile != null) {
+            throw new UsageException("--start-at-ms and --start-at-file exclude each other: give one");
+        }
         for (String t : a.topics) {
             if (t.startsWith(a.warmupTopic + "-")) {
                 throw new UsageException("--topics: " + t + " could be a warm-up topic (--warmup-topic "
@@ -235,6 +242,12 @@ public final class GeneratorArgs {
             case "--summary-file" -> summaryFile = Path.of(v);
             case "--delays-file" -> delaysFile = Path.of(v);
             case "--start-at-ms" -> startAtMs = parseLong(flag, v);
+            case "--start-at-file" -> {
+                if (v.isBlank()) {
+                    throw new UsageException("--start-at-file needs a file path");
+                }
+                startAtFile = java.nio.file.Path.of(v);
+            }
             case "--progress-after-end" -> {
                 try {
                     progressAfterEndMs = Durations.parseMillis(v, "s");

@@ -119,10 +119,15 @@ public final class Main {
                 return 1;
             }
 
-            warmUp(a, config, codec, sink, packing);
+            StartSignal signal = StartSignal.of(a);
+            warmUp(a, config, codec, sink, packing, signal);
+            Long awaited = signal.await(generator::stopRequested);
+            if (awaited == null) { // stopped while waiting for --start-at-file
+                return finishWithoutRun(a, generator, stats, sink, csv, done);
+            }
 
             // Align event 0 with the wall clock: t0 is the nanoTime at which currentTimeMillis == startMs.
-            long startMs = a.startAtMs != null ? a.startAtMs : System.currentTimeMillis() + 1;
+            long startMs = awaited;
             long behindMs = System.currentTimeMillis() - startMs;
             if (behindMs > 1000) {
                 System.err.println("klink-generator: warning: --start-at-ms is " + behindMs
@@ -168,6 +173,9 @@ public final class Main {
         }
     }
 
+    /** The warm-up ends this long before a known start: flushing and deleting its topics. */
+    static final long FLUSH_ROOM_MS = 1500;
+
     private static double processCpuSeconds() {
         return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
     }
@@ -178,10 +186,10 @@ public final class Main {
      * --warmup time), flush, and delete those topics. The run's topics never see warm-up events.
      */
     private static void warmUp(GeneratorArgs a, Generator.Config config, EventCodec codec, KafkaSink sink,
-                               EventSink packing) {
+                               EventSink packing, StartSignal signal) {
         long warmupMs = a.warmupMs;
-        if (a.startAtMs != null) { // never let the warm-up delay a fixed start: keep 1.5 s for flush + delete
-            long room = a.startAtMs - System.currentTimeMillis() - 1500;
+        if (a.startAtMs != null) { // never let the warm-up delay a fixed start: keep the room for flush + delete
+            long room = a.startAtMs - System.currentTimeMillis() - FLUSH_ROOM_MS;
             if (room < warmupMs) {
                 warmupMs = Math.max(0, room);
                 System.err.println("klink-generator: warm-up limited to " + warmupMs
@@ -194,8 +202,10 @@ public final class Main {
         long t = System.nanoTime();
         List<String> topics = warmUpTopics(a);
         int q = a.topics.size();
+        // a start read from the file later cuts the rehearsal short the same way
         WarmUp.Outcome w = WarmUp.run(config, codec, warmupMs, packing,
-                set -> sink.routeTo(topics.subList(set * q, (set + 1) * q)));
+                set -> sink.routeTo(topics.subList(set * q, (set + 1) * q)),
+                () -> signal.known().orElse(Long.MAX_VALUE - FLUSH_ROOM_MS) - FLUSH_ROOM_MS);
         sink.flush();
         sink.routeToRunTopics();
         String error = sink.deleteTopics(topics);

@@ -42,6 +42,12 @@ final class WarmUp {
 
     static Outcome run(Generator.Config run, EventCodec codec, long maxMillis, EventSink sink,
                        java.util.function.IntConsumer switchTopics) {
+        return run(run, codec, maxMillis, sink, switchTopics, () -> Long.MAX_VALUE);
+    }
+
+    /** @param endByEpochMs the rehearsal stops by this wall-clock time too (asked every window: it may move) */
+    static Outcome run(Generator.Config run, EventCodec codec, long maxMillis, EventSink sink,
+                       java.util.function.IntConsumer switchTopics, java.util.function.LongSupplier endByEpochMs) {
         // a long "duration": the rehearsal is stopped from the watcher thread
         Generator.Config config = new Generator.Config(run.topics(), run.ratePerTopic(),
                 Math.max(maxMillis, 1) + 60_000, run.delay(), run.gaps(), run.maxRate());
@@ -63,7 +69,8 @@ final class WarmUp {
                         set = (int) (elapsedMs / SWITCH_MS);
                         switchTopics.accept(set % 2);
                     }
-                    long sleep = Math.min(WINDOW_MS, maxMillis - elapsedMs);
+                    long sleep = Math.min(Math.min(WINDOW_MS, maxMillis - elapsedMs),
+                            endByEpochMs.getAsLong() - System.currentTimeMillis());
                     if (sleep <= 0) {
                         break;
                     }

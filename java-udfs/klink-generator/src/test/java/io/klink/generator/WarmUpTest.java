@@ -20,4 +20,15 @@ class WarmUpTest {
         assertTrue(o.events() > 1000 && o.events() == seen[0], "events " + o.events());
         assertTrue(switches[0] >= 1, "routed to the first set of warm-up topics");
     }
+
+    @Test
+    void aStartLearnedDuringTheRehearsalCutsItShort() {
+        EventSink sink = (topic, value) -> { };
+        Generator.Config run = new Generator.Config(List.of("a"), 2000, 60_000, new ConstantDelay(50), false);
+        long endBy = System.currentTimeMillis() + 300;
+        long t = System.nanoTime();
+        WarmUp.run(run, new YsbEventCodec(YsbCatalog.create(1, 10, 10)), 20_000, sink, set -> { }, () -> endBy);
+        long tookMs = (System.nanoTime() - t) / 1_000_000L;
+        assertTrue(tookMs >= 250 && tookMs < 3000, "took " + tookMs + " ms, not ~300 ms");
+    }
 }
