@@ -45,8 +45,8 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
-        self._validate_sampler()
         self._validate_combiner()
+        self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
             raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "
                              f"divisible by 3")
