@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-SHORT_RUN = ("--rate", "3000", "--duration", "10s", "--warmup", "2s", "--window", "1s", "--accuracy",
+SHORT_RUN = ("--rate", "3000", "--duration", "6s", "--warmup", "1s", "--window", "1s", "--accuracy",
              "--combiner-parallelism", "2", "--key-skew", "1.2")
 
 
