@@ -108,6 +108,16 @@ def stage_costs() -> tuple[str, ...]:
     return _names("stageCosts")
 
 
+def combiners() -> tuple[str, ...]:
+    """The rides workload's pre-aggregation before the shuffle (io.klink.workloads.rides.RidesJob.COMBINERS)."""
+    return _names("combiners")
+
+
+def ride_aggregates() -> tuple[str, ...]:
+    """The rides workload's aggregates (io.klink.workloads.rides.RideAggregate)."""
+    return _names("rideAggregates")
+
+
 def _workload(name: str) -> dict:
     return next(w for w in load()["workloads"] if w["name"] == name)
 

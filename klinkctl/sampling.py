@@ -9,7 +9,7 @@ from klinkctl.options import Section, option
 #: watermarks, every event counted.
 SAMPLERS = ("none", *catalog.samplers())
 #: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
-ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans")
+ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans", "rides")
 
 
 class SamplerOptions(Section):

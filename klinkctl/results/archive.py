@@ -24,6 +24,8 @@ ARCHIVED_FILES = frozenset({
     # per-record runs: the sinks' histograms (report's percentile curves), per second, where tasks ran, and the
     # feedback channel (the balancers' shares, the replay timeouts)
     "record-latency.csv", "record-percentiles.csv", "placement.csv", "feedback.csv",
+    # the rides workload: the combiner's controller decisions and buffer use per period (docs/combiner.md)
+    "combiner.csv",
 })
 
 

@@ -20,6 +20,10 @@ TAIL_SETTINGS = {"latency-balance": {"balance_period_ms": "period_ms", "balance_
                                      "balance_threshold": "thres", "balance_unit": "unit"},
                  "replay": {"replay_period_ms": "period_ms"},
                  "replicate": {"replicate_fraction": "fraction"}}
+#: The rides workload's combiner settings (seed adcom-edbt21.txt §3.2), per combiner, in label order.
+COMBINER_SETTINGS = {"adcom": {"combiner_interval_ms": "λ0_ms", "adcom_band_low": "ρ_low", "adcom_band_high": "ρ_high",
+                               "adcom_kp": "K_P", "adcom_ki": "K_I", "combiner_max_records": "n"},
+                     "local-global": {"combiner_interval_ms": "λ_ms", "combiner_max_records": "n"}}
 DEFAULTS = {name: field.default for name, field in RunSpec.model_fields.items()}
 UNSCHEDULED = "default"
 
@@ -29,6 +33,10 @@ def policy_label(bench: dict[str, Any]) -> str:
     before that setting existed) counts as its default."""
     policy = str(bench.get("policy") or UNSCHEDULED)
     label = policy if policy == UNSCHEDULED else _with_settings(policy, bench, SCHEDULER_SETTINGS)
+    if bench.get("workload") == "rides":
+        combiner = str(bench.get("combiner") or DEFAULTS["combiner"])
+        combined = _with_settings(combiner, bench, COMBINER_SETTINGS.get(combiner, {}))
+        return combined if label == UNSCHEDULED else f"{label}+{combined}"
     tail = str(bench.get("tail") or DEFAULTS["tail"])
     if tail == DEFAULTS["tail"]:
         return label

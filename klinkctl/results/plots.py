@@ -219,6 +219,22 @@ def memory_over_time(table: pd.DataFrame, panels: list[str], bound: float | None
     return figure
 
 
+def combiner_over_time(table: pd.DataFrame, panels: list[str]) -> Figure:
+    """AdCom (seed adcom-edbt21.txt Fig. 4b): the combiners' mean output-buffer utilisation and the mini-batch
+    interval λ per controller period, one line per configuration."""
+    figure, axes = _grid(2, 1, "Combiner buffer utilisation and mini-batch interval")
+    for ax, (column, ylabel) in zip(axes[:, 0], (("rho_avg", "outPoolUsage (mean over instances)"),
+                                                  ("interval_ms", "λ (ms)"))):
+        for style, (label, rows) in zip(_cycle(LINESTYLES), _split(table, panels)):
+            for policy in _policies(rows):
+                line = rows[rows[SERIES] == policy].sort_values("second")
+                ax.plot(line["second"], line[column], label=f"{policy}, {label}" if label else str(policy),
+                        color=policy_color(policy), linestyle=style)
+        ax.grid(alpha=0.3)
+        _finish(ax, "", "seconds since the first period", ylabel, legend=column == "rho_avg")
+    return figure
+
+
 def _component_key(component: str) -> tuple[int, str]:
     """The stream processor first (TaskManagers, JobManager), then Kafka, the generator, the rest."""
     prefixes = ("taskmanager", "jobmanager", "kafka", "generator")

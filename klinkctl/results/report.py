@@ -173,6 +173,28 @@ def _memory_frame(run: Run) -> pd.DataFrame:
                          "memory_used": frame["memory_used"], "memory_mode": why.str.startswith("mm:").astype(float)})
 
 
+def combiner_over_time(runset: RunSet) -> pd.DataFrame:
+    """AdCom's Fig. 4(b) analogue and its λ: the combiners' mean output-buffer utilisation and the mini-batch
+    interval per controller period (combiner.csv, rides workload), seconds since the run's first period, averaged
+    over the repetitions of a configuration; a fixed-interval combiner has no λ (NaN)."""
+    frames = [_combiner_frame(run) for run in runset.runs]
+    frames = [frame for frame in frames if not frame.empty]
+    if not frames:
+        raise MissingData("no run has combiner.csv (rides runs with --combiner adcom or local-global)")
+    samples = pd.concat(frames, ignore_index=True).merge(runset.params, on="run")
+    keys = runset.group_keys + ["second"]
+    return samples.groupby(keys, dropna=False)[["rho_avg", "interval_ms"]].mean().reset_index()
+
+
+def _combiner_frame(run: Run) -> pd.DataFrame:
+    frame = read_table(run.run_dir / "combiner.csv")
+    if frame.empty:
+        return frame
+    interval = frame["interval_ms"].where(frame["interval_ms"] >= 0)
+    return pd.DataFrame({"run": run.run_id, "second": (frame["time_ms"] - frame["time_ms"].min()) // 1000,
+                         "rho_avg": frame["rho_avg"], "interval_ms": interval})
+
+
 def estimator_accuracy(runset: RunSet) -> pd.DataFrame:
     """Fig. 9c: per configuration and estimator (klink, lr), the percentage of SWMs ingested inside the
     predicted interval — mean over repetitions with its t interval — next to the interval's median width and

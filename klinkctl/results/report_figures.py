@@ -100,6 +100,13 @@ FIGURES: tuple[FigureSpec, ...] = (
                "configuration; colour = policy, line style = the other varying parameters.",
                lambda rs: "fig8_resources_over_time", report.resources,
                lambda table, rs: plots.resources_over_time(table, rs.others()), _resources_shown),
+    FigureSpec("4b", "Combiner buffer use and λ", "AdCom's Fig. 4(b) analogue (rides workload, combiner.csv): "
+               "the combiner instances' mean output-buffer utilisation (Flink's outPoolUsage, read once per "
+               "controller period) and the mini-batch interval λ the PI controller set (§3.2; none for a fixed "
+               "local-global interval), seconds since the first period, averaged over the repetitions.",
+               lambda rs: "fig4b_combiner_over_time", report.combiner_over_time,
+               lambda table, rs: plots.combiner_over_time(table, rs.others()),
+               lambda table: _mean_and_peak(table, ["rho_avg", "interval_ms"])),
     FigureSpec("mm", "Live heap and memory mode", "Klink's memory management (paper §3.4): the TaskManager's "
                "live heap after GC over its maximum heap (scheduler.csv memory_used, what Klink compares with b; "
                "dotted: b when all runs share it) and the share of each second's cycles decided in memory mode; "

@@ -45,6 +45,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
             parse_cpu_list(self.generator_cpus, "--generator-cpus")
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
+        self._validate_combiner()
         self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
             raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "
@@ -75,6 +76,20 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.sampler != "none" and self.slide_ms and self.slide_ms % self.substream_ms:
             raise KlinkError(f"--substream ({self.substream_ms} ms) must divide --slide ({self.slide_ms} ms): each "
                              f"sliding window is made of whole sub-streams, e.g. --slide 1s --substream 500ms")
+
+    def _validate_combiner(self) -> None:
+        """The rides workload's combiner and its PI controller (klinkctl/workloads/options.py RidesOptions)."""
+        if self.workload != "rides":
+            return
+        if self.adcom_band_low > self.adcom_band_high:
+            raise KlinkError(f"--adcom-band-low ({self.adcom_band_low}) must not exceed --adcom-band-high "
+                             f"({self.adcom_band_high}): they are the desired buffer utilisation band ρ_d")
+        if self.adcom_min_interval_ms > self.adcom_max_interval_ms:
+            raise KlinkError(f"--adcom-min-interval ({self.adcom_min_interval_ms} ms) must not exceed "
+                             f"--adcom-max-interval ({self.adcom_max_interval_ms} ms)")
+        if self.sampler != "none":
+            raise KlinkError("--sampler does not apply to the rides workload (its window merges partial "
+                             "aggregates); use --accuracy to check its windows against exact results")
 
     def sampler_settings(self) -> dict | None:
         """The job config's sampler (io.klink.workloads.common.QueryPipelines.Sampler), None without one."""

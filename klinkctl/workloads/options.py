@@ -14,7 +14,8 @@ SLIDING = ("nyt", "lrb")
 #: sampler's sub-streams must divide NYT's 1 s slide, so 500 ms there).
 WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000, "substream_ms": 500},
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
-                                                "kmeans": {"window_ms": 3000}}
+                                                "kmeans": {"window_ms": 3000},
+                                                "rides": {"window_ms": 2000}}
 #: Workloads measured per record (no windows), with a tail-latency technique between their stages.
 RECORD_WORKLOADS = ("exclamation",)
 
@@ -97,4 +98,47 @@ class TailOptions(Section):
                                        gt=0, le=1)
 
 
-WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions)
+RIDES = ("rides",)
+
+
+class RidesOptions(Section):
+    """The AdCom ride aggregation (seed adcom-edbt21.txt, docs/combiner.md): the combiner before the shuffle and
+    its PI controller (§3.2), the aggregate, the key skew."""
+    combiner: str = option("none", "rides: pre-aggregation before the shuffle: none = every trip is shuffled, adcom "
+                           "= AdCom's adaptive combiner (λ from the PI controller on the combiners' output-buffer "
+                           "use, §3.2), local-global = the same combiner with a fixed --combiner-interval and "
+                           "--combiner-max-records (two-phase aggregation).", choices=catalog.combiners,
+                           workloads=RIDES)
+    ride_aggregate: str = option("passengers", "rides: the aggregate per region and window: passengers = trips, "
+                                 "passengers summed and the highest fare (distributive, §4.1's Q1); drivers = "
+                                 "distinct drivers (not distributive: partials carry the drivers' set).",
+                                 choices=catalog.ride_aggregates, workloads=RIDES)
+    combiner_parallelism: int = option(2, "rides: parallel instances of the parse and combiner stage (the global "
+                                       "window runs once per query).", workloads=RIDES, gt=0, le=16)
+    combiner_interval_ms: int = option(500, "rides: the combiner's mini-batch interval λ: adcom's initial one (the "
+                                       "paper starts at 500 ms, §4.2), local-global's fixed one (the paper's "
+                                       "baseline: 3 s).", duration=True, workloads=RIDES, ge=20, le=60_000)
+    combiner_max_records: int = option(0, "rides: the combiner also emits after this many trips (the paper's "
+                                       "baseline: 3000); 0 = on the interval only.", workloads=RIDES, ge=0,
+                                       le=100_000_000)
+    adcom_band_low: float = option(0.5, "rides, adcom: lower end of the desired buffer utilisation ρ_d (§3.2: "
+                                   "50-80 % of the network buffers); in (0, 1).", workloads=RIDES, gt=0, lt=1)
+    adcom_band_high: float = option(0.8, "rides, adcom: upper end of ρ_d; in (0, 1), >= --adcom-band-low.",
+                                    workloads=RIDES, gt=0, lt=1)
+    adcom_kp: float = option(1000.0, "rides, adcom: proportional gain K_P, ms of λ per unit of error e(t) (Eq. 1; "
+                             "the paper gives no value).", workloads=RIDES, ge=0, le=1e6)
+    adcom_ki: float = option(500.0, "rides, adcom: integral gain K_I, ms of λ per unit of the last three errors' "
+                             "sum (Eq. 2; the paper gives no value).", workloads=RIDES, ge=0, le=1e6)
+    adcom_min_interval_ms: int = option(20, "rides, adcom: the shortest λ the controller sets.", duration=True,
+                                        workloads=RIDES, ge=20, le=60_000)
+    adcom_max_interval_ms: int = option(10_000, "rides, adcom: the longest λ the controller sets.", duration=True,
+                                        workloads=RIDES, ge=20, le=600_000)
+    adcom_period_ms: int = option(1000, "rides: the controller's period (Flink's REST metrics refresh once a "
+                                  "second); local-global records the buffer use as often.", duration=True,
+                                  workloads=RIDES, ge=200, le=60_000)
+    regions: int = option(50, "rides: pick-up regions (the keys).", workloads=RIDES, gt=0, le=100_000)
+    key_skew: float = option(0.0, "rides: Zipf exponent s of the regions' shares (0 = uniform; the issue's "
+                             "0.5-1.5).", workloads=RIDES, ge=0, le=10)
+
+
+WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions, RidesOptions)

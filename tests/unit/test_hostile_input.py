@@ -58,7 +58,7 @@ CAPACITY_OPTIONS = options(capacity_command(bench_cli.bench), {"--state-dir", "-
 
 @pytest.mark.parametrize("option", BENCH_OPTIONS)
 def test_every_bench_option_takes_every_special_value_cleanly(option):
-    for workload in ("ysb", "kmeans"):
+    for workload in ("ysb", "kmeans", "rides"):
         for value in SPECIAL:
             assert_clean(CliRunner().invoke(main, ["bench", workload, f"{option}={value}"]))
 
@@ -70,7 +70,7 @@ def test_every_up_option_takes_every_special_value_cleanly(option):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation"]), option=st.sampled_from(BENCH_OPTIONS),
+@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation", "rides"]), option=st.sampled_from(BENCH_OPTIONS),
        value=HOSTILE)
 def test_every_bench_option_is_accepted_or_refused_in_one_line(workload, option, value):
     assert_clean(CliRunner().invoke(main, ["bench", workload, f"{option}={value}"]))
@@ -112,6 +112,13 @@ def test_every_sweep_key_is_accepted_or_refused_in_one_line(tmp_path_factory, ke
     (["bench", "ysb", "--k", "3"], "--k applies to the kmeans workload only, not ysb"),
     (["bench", "nyt", "--kmeans-iterations", "3"], "applies to the kmeans workload only"),
     (["bench", "ysb", "--tail", "latency-balance"], "--tail applies to the exclamation workload only, not ysb"),
+    (["bench", "ysb", "--combiner", "adcom"], "--combiner applies to the rides workload only, not ysb"),
+    (["bench", "nyt", "--adcom-kp", "5"], "--adcom-kp applies to the rides workload only, not nyt"),
+    (["bench", "rides", "--combiner", "adcom", "--adcom-band-high", "1.2"], "--adcom-band-high"),
+    (["bench", "rides", "--combiner", "adcom", "--adcom-band-low", "0"], "--adcom-band-low"),
+    (["bench", "rides", "--combiner", "adcom", "--adcom-kp", "-1"], "--adcom-kp"),
+    (["bench", "rides", "--combiner", "adcom", "--adcom-ki", "-0.5"], "--adcom-ki"),
+    (["bench", "rides", "--adcom-band-low", "0.9", "--adcom-band-high", "0.6"], "must not exceed --adcom-band-high"),
     (["bench", "ysb", "--rate=--5"], "Invalid value for '--rate': '--5' is not a valid integer"),
     (["bench", "ysb", "--rate", "²"], "Invalid value for '--rate': '²' is not a valid integer"),
     (["up", "--host", "not a host"], "--host 'not a host' is not an address of this machine"),

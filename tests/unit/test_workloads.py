@@ -174,3 +174,43 @@ def test_window_workloads_have_no_feedback_topic() -> None:
 def test_exclamation_refuses_settings_out_of_range(option: str, value: str) -> None:
     with pytest.raises(KlinkError):
         resolve(None, {"workload": "exclamation", option: value})
+
+
+def test_rides_job_config_carries_the_combiner_and_the_papers_controller_defaults(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "rides", "combiner": "adcom"})
+    rides = workloads.get("rides")
+    job = json.loads(rides.write_job_config(common.plan(config, "r1"), config, "b:9", tmp_path).read_text())
+    assert job["builder"] == "io.klink.workloads.rides.RidesJob" and job["combiner"] == "adcom"
+    assert (job["bandLow"], job["bandHigh"], job["combinerIntervalMs"]) == (0.5, 0.8, 500)  # §3.2, §4.2
+    assert job["runDir"] == str(tmp_path.resolve())
+    assert (tmp_path / "combiner.csv").read_text().startswith("time_ms,query,period,rho,")
+    assert rides.generator_args(config.changed(key_skew=1.2)) == ["--workload", "rides", "--regions", "50",
+                                                                  "--key-skew", "1.2"]
+
+
+@pytest.mark.parametrize("aggregate, exact", [("passengers", [5.0, 1.0, 2.0]), ("drivers", [2.0, 1.0, 1.0])])
+def test_rides_exact_results_aggregate_every_region_and_window(tmp_path: Path, aggregate: str,
+                                                               exact: list[float]) -> None:
+    config = resolve(None, {"workload": "rides", "window": "1s", "ride_aggregate": aggregate})
+    values = [b"r1,7,2,10.00,1000", b"r1,8,3,12.50,1999", b"r2,7,1,9.00,1500", b"r1,7,2,4.00,2000",
+              b"#progress,2500", b"r1,x,2,4.00,2000"]
+    frame = workloads.get("rides").exact_results(values, config, tmp_path, 0)
+    assert frame["window_end"].tolist() == [2000, 2000, 3000] and frame["key"].tolist() == ["r1", "r2", "r1"]
+    assert frame["exact"].tolist() == exact
+    assert frame["events"].tolist() == [2, 1, 1] and frame["max_fare"].tolist() == [12.5, 9.0, 4.0]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"workload": "rides", "adcom_band_low": 0.0}, "adcom-band-low"),
+    ({"workload": "rides", "adcom_band_high": 1.0}, "adcom-band-high"),
+    ({"workload": "rides", "adcom_band_low": 0.9, "adcom_band_high": 0.6}, "must not exceed --adcom-band-high"),
+    ({"workload": "rides", "adcom_kp": -1}, "adcom-kp"),
+    ({"workload": "rides", "adcom_ki": -1}, "adcom-ki"),
+    ({"workload": "rides", "adcom_min_interval": "5s", "adcom_max_interval": "1s"}, "must not exceed"),
+    ({"workload": "ysb", "combiner": "adcom"}, "--combiner applies to the rides workload only"),
+    ({"workload": "rides", "sampler": "aion"}, "--sampler does not apply to the rides workload"),
+])
+def test_bad_combiner_settings_are_one_line(overrides: dict, message: str) -> None:
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, overrides)
+    assert "\n" not in str(error.value)

@@ -30,8 +30,11 @@ public final class GeneratorArgs {
             "                            is the thesis' Gamma(2, 0.5 ms))",
             "  --workload NAME           event schema: ysb (default), nyt (DEBS 2015 taxi trips, CSV), lrb (Linear Road",
             "                            position reports, CSV, 30 s x rate cars per topic), kmeans (drifting 2-D clusters,",
-            "                            CSV x,y,event_time), exclamation (CSV id,word,event_time: per-record latency)",
+            "                            CSV x,y,event_time), exclamation (CSV id,word,event_time: per-record latency), rides (CSV",
+            "                            region,driver,passengers,fare,event_time: the AdCom ride aggregation)",
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
+            "  --regions N               rides: pick-up regions (default 50)",
+            "  --key-skew S              rides: Zipf exponent of the regions' shares, 0 = uniform (default 0)",
             "  --expressways N           lrb: expressways (1-" + LrbEventCodec.MAX_EXPRESSWAYS + ", default 1)",
             "  --accidents-per-minute X  lrb: accidents started per minute per topic (seeded; default 2)",
             "  --campaigns N             number of campaigns (default 100)",
@@ -68,9 +71,9 @@ public final class GeneratorArgs {
     public static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
-            "--delays-file", "--gaps", "--sample-gaps");
+            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
-    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation");
+    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -88,6 +91,8 @@ public final class GeneratorArgs {
     public int expressways = 1;
     public double accidentsPerMinute = 2;
     public int campaigns = 100;
+    public int regions = 50;
+    public double keySkew = 0;
     public int adsPerCampaign = 10;
     public Path statsFile;
     public Path summaryFile;
@@ -218,6 +223,17 @@ public final class GeneratorArgs {
             }
             case "--data" -> data = Path.of(v);
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
+            case "--regions" -> regions = parsePositiveInt(flag, v);
+            case "--key-skew" -> {
+                try {
+                    keySkew = Double.parseDouble(v);
+                } catch (NumberFormatException e) {
+                    keySkew = -1;
+                }
+                if (!(keySkew >= 0) || keySkew > 10) {
+                    throw new UsageException("--key-skew must be a number in [0, 10], got " + v);
+                }
+            }
             case "--expressways" -> {
                 expressways = parsePositiveInt(flag, v);
                 if (expressways > LrbEventCodec.MAX_EXPRESSWAYS) {
@@ -348,6 +364,7 @@ public final class GeneratorArgs {
             case "nyt" -> data == null ? new NytEventCodec() : new NytReplayCodec(data);
             case "kmeans" -> new KmeansEventCodec();
             case "exclamation" -> new ExclamationEventCodec();
+            case "rides" -> new RidesEventCodec(regions, keySkew);
             case "lrb" -> new LrbEventCodec(seed, ratePerTopic, expressways, accidentsPerMinute);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };

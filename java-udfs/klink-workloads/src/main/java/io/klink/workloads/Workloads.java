@@ -4,6 +4,7 @@ import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
 import io.klink.workloads.lrb.LrbJob;
 import io.klink.workloads.nyt.NytJob;
+import io.klink.workloads.rides.RidesJob;
 import io.klink.workloads.tail.ExclamationJob;
 import io.klink.workloads.ysb.YsbJob;
 import java.util.Arrays;
@@ -31,7 +32,8 @@ public final class Workloads {
             new Workload("nyt", NytJob.class, NytJob.Config.class),
             new Workload("lrb", LrbJob.class, LrbJob.Config.class),
             new Workload("kmeans", KmeansJob.class, KmeansJob.Config.class),
-            new Workload("exclamation", ExclamationJob.class, ExclamationJob.Config.class));
+            new Workload("exclamation", ExclamationJob.class, ExclamationJob.Config.class),
+            new Workload("rides", RidesJob.class, RidesJob.Config.class));
 
     public static final List<String> NAMES = ALL.stream().map(Workload::name).toList();
 
