@@ -5,7 +5,7 @@ estimator accuracy and scheduler overhead.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -154,13 +154,18 @@ def memory_mode(runset: RunSet) -> pd.DataFrame:
     """Klink's memory management over time: the TaskManager's live heap (scheduler.csv memory_used, the fraction
     Klink compares with b) and the share of the second's cycles decided in memory mode (`why` starting mm:),
     seconds since the run's first cycle, averaged over the repetitions of a configuration."""
-    frames = [_memory_frame(run) for run in runset.runs]
-    frames = [frame for frame in frames if not frame.empty]
+    return _mean_per_second(runset, _memory_frame, ["memory_used", "memory_mode"],
+                            "no run has scheduler.csv with memory_used (runs of a pausing policy, eleventh session on)")
+
+
+def _mean_per_second(runset: RunSet, frame_of: Callable[[Run], pd.DataFrame], columns: list[str],
+                     missing: str) -> pd.DataFrame:
+    """``columns`` of each run's per-second frame (run, second, columns), averaged per configuration and second."""
+    frames = [frame for frame in map(frame_of, runset.runs) if not frame.empty]
     if not frames:
-        raise MissingData("no run has scheduler.csv with memory_used (runs of a pausing policy, eleventh session on)")
+        raise MissingData(missing)
     samples = pd.concat(frames, ignore_index=True).merge(runset.params, on="run")
-    keys = runset.group_keys + ["second"]
-    return samples.groupby(keys, dropna=False)[["memory_used", "memory_mode"]].mean().reset_index()
+    return samples.groupby(runset.group_keys + ["second"], dropna=False)[columns].mean().reset_index()
 
 
 def _memory_frame(run: Run) -> pd.DataFrame:
@@ -177,13 +182,8 @@ def combiner_over_time(runset: RunSet) -> pd.DataFrame:
     """AdCom's Fig. 4(b) analogue and its λ: the combiners' mean output-buffer utilisation and the mini-batch
     interval per controller period (combiner.csv, rides workload), seconds since the run's first period, averaged
     over the repetitions of a configuration; a fixed-interval combiner has no λ (NaN)."""
-    frames = [_combiner_frame(run) for run in runset.runs]
-    frames = [frame for frame in frames if not frame.empty]
-    if not frames:
-        raise MissingData("no run has combiner.csv (rides runs with --combiner adcom or local-global)")
-    samples = pd.concat(frames, ignore_index=True).merge(runset.params, on="run")
-    keys = runset.group_keys + ["second"]
-    return samples.groupby(keys, dropna=False)[["rho_avg", "interval_ms"]].mean().reset_index()
+    return _mean_per_second(runset, _combiner_frame, ["rho_avg", "interval_ms"],
+                            "no run has combiner.csv (rides runs with --combiner adcom or local-global)")
 
 
 def _combiner_frame(run: Run) -> pd.DataFrame:

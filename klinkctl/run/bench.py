@@ -145,9 +145,9 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
               progress: Progress = no_progress) -> RunOutcome:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(_backend_name(spec), stack_processes)
-    if config.workload == "rides" and config.combiner != "none" and _backend_name(spec) != "local":
+    if config.workload == "rides" and config.combiner != "none" and (backend := _backend_name(spec)) != "local":
         raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
-                         f"directory on this machine, so it needs the local backend, not {_backend_name(spec)}")
+                         f"directory on this machine, so it needs the local backend, not {backend}")
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))

@@ -34,11 +34,6 @@ final class StartSignal {
         return new StartSignal(a.startAtMs, a.startAtFile);
     }
 
-    /** True when the start is not known at launch (it waits for the file). */
-    boolean fromFile() {
-        return file != null;
-    }
-
     /** The start if it is known by now: fixed, or read from the file once it exists (never throws). */
     OptionalLong known() {
         if (fixedMs != null) {
