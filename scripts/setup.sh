@@ -15,6 +15,11 @@ command -v mvn >/dev/null || { echo "error: mvn not found; install Maven 3.8+" >
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-.venv/bin/pip install -q --upgrade pip
-.venv/bin/pip install -q -e '.[test]'
+# pip only when the venv is new or pyproject.toml changed since it last installed (the install is editable)
+installed_for=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ "$(cat .venv/.klinkctl-installed 2>/dev/null)" != "$installed_for" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[test]'
+  echo "$installed_for" > .venv/.klinkctl-installed
+fi
 .venv/bin/python -m klinkctl.artifacts   # builds java-udfs, fetches and caches the Kafka + connector jars

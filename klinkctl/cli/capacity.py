@@ -91,12 +91,12 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
         task = bar.add_task(f"probe 1 at {settings.start_rate} events/s per query", total=settings.max_probes)
         probes: list[Probe] = []
 
-        def run(probe_settings, what: str = ""):
+        def run(probe_settings, what: str = "", await_last_windows: bool = True):
             what = what or f"probe {len(probes) + 1}/{settings.max_probes} at most"
             bar.console.print(f"[{what}] {probe_settings.rate} events/s per query", markup=False, highlight=False,
                               soft_wrap=True)
             return run_bench(spec, probe_settings, directory, processes, progress=lambda line: bar.update(
-                task, description=f"{probe_settings.rate}/s: {line}"))
+                task, description=f"{probe_settings.rate}/s: {line}"), await_last_windows=await_last_windows)
 
         def finished(probe: Probe) -> None:
             probes.append(probe)
@@ -105,7 +105,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
                               markup=False, highlight=False, soft_wrap=True)
 
         warmups = run_warmups(config, warmup_runs, lambda warmup_config, n: run(
-            warmup_config, f"warm-up run {n}/{warmup_runs} ({warmup_rule}), not judged"))
+            warmup_config, f"warm-up run {n}/{warmup_runs} ({warmup_rule}), not judged", await_last_windows=False))
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups, warmup_rule)

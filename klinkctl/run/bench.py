@@ -142,7 +142,9 @@ def drain_cap_ms(config: RunSpec) -> int:
 
 
 def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_processes: dict[str, int],
-              progress: Progress = no_progress) -> RunOutcome:
+              progress: Progress = no_progress, await_last_windows: bool = True) -> RunOutcome:
+    """One run; ``await_last_windows=False`` (an unjudged warm-up run) cancels the job at the generator's end
+    instead of waiting up to drain_cap_ms for the backlog's windows."""
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(_backend_name(spec), stack_processes)
     if config.workload == "rides" and config.combiner != "none" and (backend := _backend_name(spec)) != "local":
@@ -196,7 +198,10 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             generator.signal_start(run_dir, start_at_ms)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
-            _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)
+            if await_last_windows:
+                _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)
+            else:
+                write_json(run_dir / "drain.json", {"waited_ms": 0, "stopped_by": "not awaited (warm-up run)"})
         except KeyboardInterrupt:
             status, reason = "interrupted", "interrupted (Ctrl-C or SIGTERM) before the run's end"
         except (RunFailed, KlinkError) as error:

@@ -77,7 +77,8 @@ def _attempt(run: PlannedRun, directory: Path, stack: StackSpec | None, stack_pr
         if run.simulated:
             outcome = run_simulation(run.config, directory, progress=observer.run_progress)
         else:
-            outcome = run_bench(stack, run.config, directory, stack_processes, progress=observer.run_progress)
+            outcome = run_bench(stack, run.config, directory, stack_processes, progress=observer.run_progress,
+                                await_last_windows=not run.warmup)
     except KeyboardInterrupt:  # outside run_bench's own handling: before its run started, or during its clean-up
         return INTERRUPTED, "interrupted (Ctrl-C or SIGTERM) before the run started or while it was cleaned up", None
     except Exception as error:  # noqa: BLE001 - a long sweep records a broken run and goes on

@@ -89,5 +89,8 @@ def check_simulable(config: RunSpec) -> None:
     if config.policy == "os-priority":
         raise KlinkError("--policy os-priority sets OS priorities of real threads from outside Flink; the simulator "
                          "has none: use bench for it")
+    if config.placement == "split" and config.nodes < 2:
+        raise KlinkError("--placement split puts a query's source and the rest of its pipeline on two nodes: give "
+                         "--nodes 2 or more")
     if config.sampler != "none" or config.accuracy:
         raise KlinkError("the simulator counts events, not their values: --sampler and --accuracy need bench")

@@ -37,6 +37,6 @@ def sim_spec(config: RunSpec, plan: Plan, calibration: Costs | None) -> dict:
         "cycleCostNsPerTask": config.cycle_cost_per_task_ns, "switchCostNs": config.switch_cost_ns,
         "watermarkIntervalMs": config.watermark_interval_ms, "watermarkBoundMs": config.watermark_bound_ms,
         "delay": config.network_delay.spec, "gaps": config.gaps.generator_arg, "ratePerQuery": config.rate,
-        "eventsPerDelay": config.events_per_delay,
+        "eventsPerDelay": config.events_per_delay, "placement": config.placement, "forwarding": config.forwarding,
         "queries": [{"id": q.id, "windowOffsetMs": q.window_offset_ms, "tasks": tasks} for q in plan.queries],
     }

@@ -26,6 +26,8 @@ def test_a_tiny_capacity_search_writes_capacity_json_and_a_bench_runs_at_a_load_
     assert capacity["warmup_rule"] == "--warmup-runs 1" and len(capacity["warmup_runs"]) == 1
     for warmup in capacity["warmup_runs"]:  # 15 s at most, never longer than a probe (8 s here)
         assert yaml.safe_load((Path(warmup) / "config.yaml").read_text())["bench"]["duration_ms"] == 8000
+        # unjudged: cancelled at the generator's end, not kept waiting for its backlog's windows
+        assert json.loads((Path(warmup) / "drain.json").read_text())["stopped_by"].startswith("not awaited")
     assert capacity["kind"] == "klinkctl-capacity" and capacity["workload"] == "ysb"
     assert capacity["config"]["queries"] == 2 and capacity["config"]["window_ms"] == 1000
     assert capacity["stack"]["kafka_port"] == cli.ports[0]

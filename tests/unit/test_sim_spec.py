@@ -33,6 +33,13 @@ def test_the_policy_gets_the_agents_parameters_and_the_simulated_machine():
     assert spec["coresPerNode"] == 0.25 and spec["queues"] == "heap"
 
 
+def test_placement_and_forwarding_reach_the_simulator():
+    _, spec = spec_of(nodes=8, placement="split", forwarding=False)
+    assert (spec["nodes"], spec["placement"], spec["forwarding"]) == (8, "split", False)
+    _, default = spec_of()
+    assert (default["placement"], default["forwarding"]) == ("query", True)
+
+
 def test_a_calibration_replaces_the_costs_of_the_roles_it_has():
     config, _ = spec_of(cost_scale=2.0)
     source, window = query_tasks(config, {"window": {"cost_ns_per_record": 999.0}})
@@ -44,6 +51,7 @@ def test_a_calibration_replaces_the_costs_of_the_roles_it_has():
     ({"workload": "kmeans"}, "simulate models the ysb, nyt, lrb workloads"),
     ({"policy": "os-priority"}, "os-priority"),
     ({"sampler": "kslack"}, "--sampler"),
+    ({"placement": "split"}, "give --nodes 2 or more"),
 ])
 def test_what_the_simulator_does_not_model_is_refused(values, complaint):
     config = build({"workload": "ysb", "window_ms": 3000, **values})

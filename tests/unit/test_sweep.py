@@ -58,11 +58,14 @@ class FakeBench:
         self.statuses = statuses or {}
         self.prefix = prefix  # of the run directories' names: a second fake in one sweep needs its own
         self.calls: list[tuple[int, str, int]] = []  # (call number, policy, seed)
+        self.awaited: list[bool] = []  # each call's await_last_windows
         self.index_during_runs: list[list[dict[str, str]]] = []
 
-    def __call__(self, spec, config, results_root: Path, stack_processes, progress) -> RunOutcome:
+    def __call__(self, spec, config, results_root: Path, stack_processes, progress,
+                 await_last_windows: bool = True) -> RunOutcome:
         number = len(self.calls) + 1
         self.calls.append((number, config.policy, config.seed))
+        self.awaited.append(await_last_windows)
         self.index_during_runs.append(read_index(results_root))
         progress("running")
         scripted = self.statuses.get(number, "completed")

@@ -5,7 +5,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Everything a policy sees in one scheduling cycle. Immutable; maps are sorted by task id so that
@@ -20,13 +22,17 @@ import java.util.TreeMap;
  * @param tasks              registered tasks by id (stored as an unmodifiable map sorted by id)
  * @param snapshots          collected runtime data by task id (a task without one is treated as idle)
  * @param memoryUsedFraction memory in use / memory available to the TaskManager, 0..1
+ * @param remoteTaskIds      tasks of this node's queries that run on other nodes, their info and last snapshot
+ *                           forwarded from there (distributed Klink, paper §4); they complete the pipelines a
+ *                           policy ranks, but only this node's own tasks take its CPU. Empty on one node.
  */
 public record SchedulerState(
         long nowMs,
         long cycleMs,
         Map<String, TaskInfo> tasks,
         Map<String, TaskSnapshot> snapshots,
-        double memoryUsedFraction) {
+        double memoryUsedFraction,
+        Set<String> remoteTaskIds) {
 
     public SchedulerState {
         if (cycleMs <= 0) {
@@ -37,6 +43,10 @@ public record SchedulerState(
         }
         tasks = sorted(tasks);
         snapshots = sorted(snapshots);
+        remoteTaskIds = Collections.unmodifiableSortedSet(new TreeSet<>(remoteTaskIds == null ? Set.of() : remoteTaskIds));
+        if (!tasks.keySet().containsAll(remoteTaskIds)) {
+            throw new IllegalArgumentException("remote task ids must be registered tasks: " + remoteTaskIds);
+        }
         for (Map.Entry<String, TaskInfo> e : tasks.entrySet()) {
             if (!e.getKey().equals(e.getValue().taskId())) {
                 throw new IllegalArgumentException("task map key " + e.getKey() + " != taskId " + e.getValue().taskId());
@@ -44,9 +54,21 @@ public record SchedulerState(
         }
     }
 
+    /** A state of one node's own tasks only. */
+    public SchedulerState(long nowMs, long cycleMs, Map<String, TaskInfo> tasks, Map<String, TaskSnapshot> snapshots,
+                          double memoryUsedFraction) {
+        this(nowMs, cycleMs, tasks, snapshots, memoryUsedFraction, Set.of());
+    }
+
     /** Builds a state from lists (convenient for the agent and for tests). */
     public static SchedulerState of(long nowMs, long cycleMs, List<TaskInfo> tasks,
                                     List<TaskSnapshot> snapshots, double memoryUsedFraction) {
+        return of(nowMs, cycleMs, tasks, snapshots, memoryUsedFraction, Set.of());
+    }
+
+    /** As {@link #of(long, long, List, List, double)}, with tasks forwarded from other nodes. */
+    public static SchedulerState of(long nowMs, long cycleMs, List<TaskInfo> tasks, List<TaskSnapshot> snapshots,
+                                    double memoryUsedFraction, Set<String> remoteTaskIds) {
         Map<String, TaskInfo> t = new TreeMap<>();
         for (TaskInfo info : tasks) {
             if (t.put(info.taskId(), info) != null) {
@@ -57,7 +79,12 @@ public record SchedulerState(
         for (TaskSnapshot snap : snapshots) {
             s.put(snap.taskId(), snap);
         }
-        return new SchedulerState(nowMs, cycleMs, t, s, memoryUsedFraction);
+        return new SchedulerState(nowMs, cycleMs, t, s, memoryUsedFraction, remoteTaskIds);
+    }
+
+    /** True for a task that runs on this node (its CPU is this node's to give). */
+    public boolean local(String taskId) {
+        return !remoteTaskIds.contains(taskId);
     }
 
     /** The snapshot of a task, or {@link TaskSnapshot#idle} if none was collected. */

@@ -4,10 +4,12 @@ import io.klink.scheduler.SchedulerState;
 import io.klink.scheduler.SchedulingPolicy;
 import io.klink.scheduler.TaskInfo;
 import io.klink.scheduler.TaskSnapshot;
+import io.klink.scheduler.policy.EstimatorRecord;
 import io.klink.scheduler.policy.KlinkPolicy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -24,6 +26,9 @@ final class Node {
     private final SimSpec spec;
     private final SchedulingPolicy policy;  // null: plain Flink, nothing paused
     private final int maxRunning;
+    private final int index;
+    private final Forwarding forwarding;  // null: this node's scheduler sees its own tasks only
+    private final Set<String> metricQueries = new HashSet<>();  // queries whose metrics window runs here
     private boolean[] chosen = new boolean[0];
     private double debtNs;  // scheduler and switching CPU not yet taken from the tasks
     private double quotaLeftNs;  // CPU the TaskManager may still use in this quota period
@@ -35,14 +40,19 @@ final class Node {
      */
     boolean cycleDue;
 
-    Node(SimSpec spec, SchedulingPolicy policy, int maxRunning) {
+    Node(SimSpec spec, SchedulingPolicy policy, int maxRunning, int index, Forwarding forwarding) {
         this.spec = spec;
         this.policy = policy;
         this.maxRunning = maxRunning;
+        this.index = index;
+        this.forwarding = forwarding;
     }
 
     void add(SimTask task) {
         tasks.add(task);
+        if (task.spec.metrics()) {
+            metricQueries.add(task.info.queryId());
+        }
         chosen = Arrays.copyOf(chosen, tasks.size());
         chosen[tasks.size() - 1] = true;  // tasks start running; the first cycle decides
     }
@@ -55,12 +65,26 @@ final class Node {
     void cycle(long now, Outputs out) {
         List<TaskInfo> infos = new ArrayList<>(tasks.size());
         List<TaskSnapshot> snaps = new ArrayList<>(tasks.size());
+        Set<String> queries = new LinkedHashSet<>();
         for (SimTask t : tasks) {
+            TaskSnapshot snap = t.snapshot(now);
             infos.add(t.info);
-            snaps.add(t.snapshot(now));
+            snaps.add(snap);
+            queries.add(t.info.queryId());
+            if (forwarding != null) {
+                forwarding.publish(snap);
+            }
+        }
+        Set<String> remote = new HashSet<>();
+        for (String query : forwarding == null ? Set.<String>of() : queries) {
+            for (String id : forwarding.remoteTasks(query, index)) {
+                infos.add(forwarding.info(id));
+                snaps.add(forwarding.snapshot(id));
+                remote.add(id);
+            }
         }
         double memory = memoryUsedFraction();
-        SchedulerState state = SchedulerState.of(now, cycleMs(), infos, snaps, memory);
+        SchedulerState state = SchedulerState.of(now, cycleMs(), infos, snaps, memory, remote);
         Set<String> run = new HashSet<>(policy.choose(state, maxRunning));
         int running = 0;
         int resumed = 0;
@@ -79,8 +103,16 @@ final class Node {
         cycles++;
         out.schedulerRow(now, tasks.size(), running, cycleNs, decisions.toString(), policy.explainLastChoice(), memory);
         if (policy instanceof KlinkPolicy klink) {
-            out.estimatorRows(klink.drainEstimatorRecords(), klink.confidence());
+            out.estimatorRows(ownRecords(klink.drainEstimatorRecords()), klink.confidence());
         }
+    }
+
+    /**
+     * The predictions for queries whose metrics window runs here: with forwarding, the node of a query's source
+     * predicts its SWMs too, and each SWM is scored once.
+     */
+    private List<EstimatorRecord> ownRecords(List<EstimatorRecord> records) {
+        return forwarding == null ? records : records.stream().filter(r -> metricQueries.contains(r.queryId())).toList();
     }
 
     long cycleMs() {
@@ -92,7 +124,7 @@ final class Node {
     void finish(Outputs out) {
         if (policy instanceof KlinkPolicy klink) {
             klink.finish();
-            out.estimatorRows(klink.drainEstimatorRecords(), klink.confidence());
+            out.estimatorRows(ownRecords(klink.drainEstimatorRecords()), klink.confidence());
         }
     }
 

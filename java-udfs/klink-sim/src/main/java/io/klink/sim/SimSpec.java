@@ -31,6 +31,11 @@ import java.util.Map;
  * @param queueCapacityRecords input queue bound per task in credit mode
  * @param cycleCostNs        scheduler CPU per cycle, plus {@code cycleCostNsPerTask} per registered task
  * @param switchCostNs       CPU to resume one paused task
+ * @param placement          {@code query}: each query's pipeline on one node, queries round robin; {@code split}:
+ *                           a query's source on its node, the rest of its pipeline on the next node (pipelines
+ *                           span nodes, each node receives records from one other node)
+ * @param forwarding         each node's scheduler also sees the other parts of its queries, forwarded from their
+ *                           nodes (distributed Klink, paper §4); false: each node sees its own tasks only
  */
 public record SimSpec(
         String runId,
@@ -63,6 +68,8 @@ public record SimSpec(
         String gaps,
         long ratePerQuery,
         int eventsPerDelay,
+        String placement,
+        boolean forwarding,
         List<Query> queries) {
 
     /** One query: its id, its window offset and its tasks, sources first (each task's outputs come later). */
@@ -102,6 +109,7 @@ public record SimSpec(
         require(watermarkIntervalMs > 0 && watermarkBoundMs >= 0, "watermark interval must be > 0, bound >= 0");
         require(ratePerQuery > 0, "ratePerQuery must be > 0");
         require(eventsPerDelay >= 1, "eventsPerDelay must be >= 1");
+        require(placement.equals("query") || placement.equals("split"), "placement must be query or split");
         require(!queries.isEmpty(), "no queries");
         for (Query q : queries) {
             require(!q.tasks().isEmpty() && q.tasks().get(0).kind().equals("source"),
@@ -120,8 +128,12 @@ public record SimSpec(
         }
     }
 
-    /** The query's node: queries are spread over the nodes round robin, each pipeline on one node. */
-    int nodeOf(int queryIndex) {
-        return queryIndex % nodes;
+    /**
+     * A task's node: queries are spread over the nodes round robin; with the split placement only the source
+     * stays on its query's node and the rest of the pipeline runs on the next one.
+     */
+    int nodeOf(int queryIndex, boolean source) {
+        int home = queryIndex % nodes;
+        return placement.equals("split") && !source ? (home + 1) % nodes : home;
     }
 }

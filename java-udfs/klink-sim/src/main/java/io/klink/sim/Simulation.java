@@ -29,18 +29,19 @@ public final class Simulation {
     private final List<SimTask> metricWindows = new ArrayList<>();
     private final List<SimTask> allTasks = new ArrayList<>();
     private final List<Arrivals> arrivals = new ArrayList<>();
+    private final Forwarding forwarding = new Forwarding();
 
     public Simulation(SimSpec spec) {
         this.spec = spec;
         for (int n = 0; n < spec.nodes(); n++) {
-            nodes.add(new Node(spec, policy(), maxRunning()));
+            nodes.add(new Node(spec, policy(), maxRunning(), n, spec.forwarding() ? forwarding : null));
         }
         DelayModel delay = DelayModels.parse(spec.delay());
         Schedule schedule = new Schedule(spec.ratePerQuery());
         Gaps gaps = spec.gaps() == null || spec.gaps().isBlank() ? Gaps.regular(schedule) : Gaps.parse(spec.gaps(), schedule);
         SeedStreams seeds = SeedStreams.of(spec.seed(), spec.queries().size());
         for (int q = 0; q < spec.queries().size(); q++) {
-            build(spec.queries().get(q), nodes.get(spec.nodeOf(q)), spec.nodeOf(q));
+            build(spec.queries().get(q), q);
             arrivals.add(new Arrivals(spec.startMs(), spec.durationMs(), delay, gaps, seeds.delays[q], seeds.gaps[q],
                     spec.progressAfterEndMs(), spec.eventsPerDelay()));
         }
@@ -60,7 +61,7 @@ public final class Simulation {
         return c != null ? Integer.parseInt(c.trim()) : Math.max(1, (int) Math.ceil(spec.coresPerNode()));
     }
 
-    private void build(SimSpec.Query query, Node node, int nodeIndex) {
+    private void build(SimSpec.Query query, int queryIndex) {
         Map<String, SimTask> byRole = new LinkedHashMap<>();
         Map<String, Integer> stage = new HashMap<>();
         for (SimSpec.Task t : query.tasks()) {
@@ -69,7 +70,8 @@ public final class Simulation {
             boolean window = t.kind().equals("window");
             String id = query.id() + "/" + t.role();
             TaskInfo info = new TaskInfo(id, query.id(), id, 0, depth, source, window, t.metrics(), List.of());
-            SimTask task = new SimTask(info, query.id() + ":" + t.role(), id, nodeIndex, t, query.windowOffsetMs());
+            SimTask task = new SimTask(info, query.id() + ":" + t.role(), id, spec.nodeOf(queryIndex, source), t,
+                    query.windowOffsetMs());
             byRole.put(t.role(), task);
             for (SimSpec.Output o : t.outputs()) {
                 stage.merge(o.to(), depth + 1, Math::max);
@@ -86,7 +88,8 @@ public final class Simulation {
             }
         }
         for (SimTask task : byRole.values()) {
-            node.add(task);
+            nodes.get(task.node).add(task);
+            forwarding.register(task);
             allTasks.add(task);
             if (task.isSource()) {
                 sources.add(task);

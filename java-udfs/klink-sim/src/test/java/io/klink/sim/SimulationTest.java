@@ -29,7 +29,7 @@ class SimulationTest {
         }
         return new SimSpec("t-" + policy, 7, 1_800_000_000_000L, 8000, 2000, 20_000, 450, policy,
                 Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
-                50_000, 10_000, 0, 100, 200, delay, null, rate, 1, qs).checked();
+                50_000, 10_000, 0, 100, 200, delay, null, rate, 1, "query", true, qs).checked();
     }
 
     static List<String[]> rows(Path file) throws IOException {
@@ -111,7 +111,52 @@ class SimulationTest {
                 s.progressAfterEndMs(), s.policy(), s.policyParams(), s.enforce(), s.nodes(), s.coresPerNode(), s.backgroundCpuFraction(), s.backgroundBurstMs(), s.cpuPeriodMs(), queues,
                 s.queueCapacityRecords(), s.heapBytes(), s.baseHeapBytes(), s.recordBytes(), s.stateBytesPerKey(),
                 s.cycleCostNs(), s.cycleCostNsPerTask(), s.switchCostNs(), s.watermarkIntervalMs(),
-                s.watermarkBoundMs(), s.delay(), s.gaps(), s.ratePerQuery(), s.eventsPerDelay(), queries);
+                s.watermarkBoundMs(), s.delay(), s.gaps(), s.ratePerQuery(), s.eventsPerDelay(), s.placement(),
+                s.forwarding(), queries);
+    }
+
+    /** {@code s} on {@code nodes} nodes of {@code cores} each, placed and forwarding as given. */
+    private static SimSpec distributed(SimSpec s, int nodes, double cores, String placement, boolean forwarding) {
+        return new SimSpec(s.runId(), s.seed(), s.startMs(), s.durationMs(), s.warmupMs(), s.drainCapMs(),
+                s.progressAfterEndMs(), s.policy(), s.policyParams(), s.enforce(), nodes, cores,
+                s.backgroundCpuFraction(), s.backgroundBurstMs(), s.cpuPeriodMs(), s.queues(), s.queueCapacityRecords(),
+                s.heapBytes(), s.baseHeapBytes(), s.recordBytes(), s.stateBytesPerKey(), s.cycleCostNs(),
+                s.cycleCostNsPerTask(), s.switchCostNs(), s.watermarkIntervalMs(), s.watermarkBoundMs(), s.delay(),
+                s.gaps(), s.ratePerQuery(), s.eventsPerDelay(), placement, forwarding, s.queries()).checked();
+    }
+
+    @Test
+    void splitPipelinesSpanTwoNodesAndForwardingGivesTheSourcesNodeItsQuerysDeadline() throws IOException {
+        SimSpec base = spec("klink", 4, 3000, 0.5, "credit", "uniform:0-300ms");
+        new Simulation(distributed(base, 2, 0.25, "split", true)).run(dir.resolve("fwd"));
+        new Simulation(distributed(base, 2, 0.25, "split", false)).run(dir.resolve("alone"));
+        // node 0 holds the sources of q00 and q02 and the windows of q01 and q03; its rows come first each cycle
+        List<String> alone = nodeZeroSlacks(dir.resolve("alone"), "q00");
+        List<String> forwarded = nodeZeroSlacks(dir.resolve("fwd"), "q00");
+        assertTrue(alone.stream().allMatch("0"::equals), "alone, a source without its window has no deadline: " + alone);
+        assertTrue(forwarded.stream().filter(v -> !v.equals("0")).count() > forwarded.size() / 2,
+                "forwarded, the window's deadline ranks the source: " + forwarded);
+        List<String[]> predictions = rows(dir.resolve("fwd").resolve("estimator.csv"));
+        long distinct = predictions.stream().map(r -> r[0] + r[2] + r[4]).distinct().count();
+        assertEquals(predictions.size(), distinct, "each SWM scored once, by the node of its query's window");
+        assertTrue(predictions.size() > 0);
+    }
+
+    /** Slack of {@code query} in node 0's scheduler rows (the first row of each cycle). */
+    private static List<String> nodeZeroSlacks(Path run, String query) throws IOException {
+        List<String> out = new ArrayList<>();
+        String lastTime = "";
+        for (String[] row : rows(run.resolve("scheduler.csv"))) {
+            if (!row[0].equals(lastTime)) {
+                for (String part : row[7].replaceAll("^[a-z]+:", "").split(";")) {
+                    if (part.startsWith(query + "=")) {
+                        out.add(part.substring(query.length() + 1));
+                    }
+                }
+            }
+            lastTime = row[0];
+        }
+        return out;
     }
 
     private double peakMemory(SimSpec s, String name) throws IOException {

@@ -41,11 +41,14 @@ final class CycleDemand {
         return total;
     }
 
-    /** CPU time (ms) to drain every queue on one pipeline's paths. */
+    /**
+     * CPU time (ms) to drain every queue on one pipeline's paths, on this node: with pipelines spanning nodes
+     * (distributed Klink, §4) the stages on other nodes cost this node's CPU nothing.
+     */
     static double unitMs(Topology topo, String unit) {
         double total = 0;
         for (String u : topo.swmInputs(unit)) {
-            total += Topology.drainCostMs(topo.path(u, unit));
+            total += Topology.localDrainCostMs(topo.path(u, unit));
         }
         return total;
     }

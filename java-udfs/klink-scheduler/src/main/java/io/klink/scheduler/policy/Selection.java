@@ -58,13 +58,16 @@ final class Selection {
         return ids.add(id);
     }
 
-    /** Adds, in order, the pipelines of the tasks that are runnable. */
+    /**
+     * Adds, in order, the pipelines of the tasks that are runnable on this node (a pipeline whose work waits on
+     * another node would take a slot this node cannot use).
+     */
     void addRunnable(SchedulerState state, Iterable<String> candidates) {
         for (String id : candidates) {
             if (full()) {
                 return;
             }
-            if (state.runnable(id)) {
+            if (state.runnable(id) && state.local(id)) {
                 add(id);
             }
         }
@@ -86,7 +89,7 @@ final class Selection {
                 return;
             }
             String unit = topo.unitOf(id);
-            if (state.runnable(id) && units.add(unit)) {
+            if (state.runnable(id) && state.local(id) && units.add(unit)) {
                 ids.addAll(topo.unitTasks(unit, topo.inputs(unit)));
                 chosen += demandMs.applyAsDouble(unit);
             }

@@ -22,9 +22,12 @@ import java.util.TreeSet;
  */
 final class Topology {
 
-    /** One step of a query's pipeline: the parallel subtasks of one vertex, aggregated. */
+    /**
+     * One step of a query's pipeline: the parallel subtasks of one vertex, aggregated; {@code local} unless
+     * every one of them runs on another node (forwarded, {@link SchedulerState#remoteTaskIds}).
+     */
     record Stage(String queryId, int stage, List<String> taskIds, long queued, double costNs,
-                 double selectivity, boolean source, boolean window, boolean sink) {
+                 double selectivity, boolean source, boolean window, boolean sink, boolean local) {
     }
 
     private static final Comparator<TaskInfo> UPSTREAM_FIRST = Comparator
@@ -263,13 +266,25 @@ final class Topology {
 
     /** Drain cost (Eq. 1's cost^q(t)) of a path, in ms. */
     static double drainCostMs(List<Stage> path) {
+        return drainCostMs(path, false);
+    }
+
+    /**
+     * CPU time (ms) to drain the path on this node: its records still flow through the stages on other nodes,
+     * whose cost those nodes pay.
+     */
+    static double localDrainCostMs(List<Stage> path) {
+        return drainCostMs(path, true);
+    }
+
+    private static double drainCostMs(List<Stage> path, boolean localOnly) {
         long[] queued = new long[path.size()];
         double[] cost = new double[path.size()];
         double[] sel = new double[path.size()];
         for (int i = 0; i < path.size(); i++) {
             Stage s = path.get(i);
             queued[i] = s.queued();
-            cost[i] = s.costNs();
+            cost[i] = localOnly && !s.local() ? 0.0 : s.costNs();
             sel[i] = s.selectivity();
         }
         return KlinkMath.drainCostNs(queued, cost, sel) / 1e6;
@@ -290,6 +305,7 @@ final class Topology {
             boolean source = false;
             boolean window = false;
             boolean sink = false;
+            boolean local = false;
             for (TaskInfo t : e.getValue()) {
                 TaskSnapshot s = state.snapshot(t.taskId());
                 ids.add(t.taskId());
@@ -302,10 +318,11 @@ final class Topology {
                 source |= t.isSource();
                 window |= t.isWindow();
                 sink |= t.isSink();
+                local |= state.local(t.taskId());
             }
             int n = e.getValue().size();
             out.add(new Stage(q, e.getKey(), List.copyOf(ids), queued, costN == 0 ? 0.0 : costSum / costN,
-                    selSum / n, source, window, sink));
+                    selSum / n, source, window, sink, local));
         }
         return List.copyOf(out);
     }

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.klink.scheduler.SchedulerState;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class CycleDemandTest {
@@ -33,5 +36,28 @@ class CycleDemandTest {
         assertEquals(200, CycleDemand.budgetMs(100, 2, PolicyConfig.parse(Map.of("cpu", "8"))), 1e-9);
         assertTrue(CycleDemand.light(twoQueries(), 80));
         assertFalse(CycleDemand.light(twoQueries(), 79.9));
+    }
+
+    /** The two queries of {@link #twoQueries}, with B's window forwarded from another node (distributed Klink, §4). */
+    private static SchedulerState bWindowRemote() {
+        SchedulerState one = twoQueries().state();
+        return new SchedulerState(one.nowMs(), one.cycleMs(), one.tasks(), one.snapshots(), one.memoryUsedFraction(),
+                Set.of("B-win"));
+    }
+
+    @Test
+    void workOnAnotherNodeCostsThisNodeNothingButStillRanksItsPipeline() {
+        Topology topo = Topology.of(bWindowRemote());
+        assertEquals(0, CycleDemand.unitMs(topo, "B"), 1e-9);
+        assertEquals(30, CycleDemand.totalMs(topo), 1e-9);
+        assertEquals(50, Topology.drainCostMs(topo.path("B", "B")), 1e-9);  // the slack still sees B's whole path
+    }
+
+    @Test
+    void aPipelineWhoseOnlyWorkIsOnAnotherNodeTakesNoSlotHere() {
+        Topology topo = Topology.of(bWindowRemote());
+        Selection sel = new Selection(1, topo);
+        sel.addRunnable(topo.state(), List.of("B-win", "A-win"));
+        assertEquals(Set.of("A-src", "A-win"), Set.copyOf(sel.toList()));
     }
 }
