@@ -91,3 +91,6 @@ def check_simulable(config: RunSpec) -> None:
                          "has none: use bench for it")
     if config.sampler != "none" or config.accuracy:
         raise KlinkError("the simulator counts events, not their values: --sampler and --accuracy need bench")
+    if config.rates.kind != "steady":
+        raise KlinkError(f"--rate-schedule {config.rates.spec}: the simulator generates a steady rate only; "
+                         "measure the schedule with bench")
