@@ -16,9 +16,8 @@ SURGE = "surge:4x@2s+2s"
 EXPECTED_PER_SECOND = [RATE, RATE, 4 * RATE, 4 * RATE, RATE, RATE]
 
 
-def test_a_surge_quadruples_what_the_generator_sends_and_flink_counts_inside_its_window(klinkctl_factory, tmp_path):
-    stack = klinkctl_factory()
-    assert stack.up().returncode == 0
+def test_a_surge_quadruples_what_the_generator_sends_and_flink_counts_inside_its_window(running_stack, tmp_path):
+    stack = running_stack  # the session's stack: this test's own wall time is the bench run, ~45 s
     results = tmp_path / "results"
     result = stack("bench", "rides", "--results", str(results), "--rate", str(RATE), "--duration", "6s",
                    "--warmup", "1s", "--window", "1s", "--rate-schedule", SURGE, timeout=180)
@@ -29,7 +28,8 @@ def test_a_surge_quadruples_what_the_generator_sends_and_flink_counts_inside_its
     assert per_second.loc[0:5, "scheduled"].tolist() == EXPECTED_PER_SECOND  # the schedule, exactly
     sent = per_second.loc[0:5, "sent"]
     assert sent.sum() == sum(EXPECTED_PER_SECOND)
-    assert sent.loc[2:3].sum() / sent.drop([2, 3]).sum() == pytest.approx(4 * 2 / 4, rel=0.05)  # 4x a second
+    assert sent.loc[2:3].sum() / sent.drop([2, 3]).sum() == pytest.approx(4 * 2 / 4, rel=0.1)  # 4x a second (sends late by
+    # a few ms on a loaded machine move a few events across a second's boundary; the schedule above is exact)
 
     generator = json.loads((run_dir / "generator-summary.json").read_text())
     assert generator["rate_schedule"] == SURGE
