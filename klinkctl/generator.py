@@ -132,7 +132,8 @@ def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: fl
     sends progress records covering `progress_after_end_ms` of event time, so the jobs' watermarks pass the end.
     It starts its JVM and rehearses (at most `warmup_ms`) at once, and sends event 0 only when `signal_start` says."""
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
-                 "--duration", f"{duration_s}s", "--rate-schedule", rate_schedule, "--seed", str(seed), "--delay", delay, "--gaps", gaps,
+                 "--duration", f"{duration_s}s", "--rate-schedule", rate_schedule, "--seed", str(seed),
+                 "--delay", delay, "--gaps", gaps,
                  "--compression", COMPRESSION, "--pack-bytes", str(pack_bytes), *event_args,
                  "--start-at-file", str(run_dir / START_FILE), "--warmup", f"{warmup_ms}ms",
                  "--progress-after-end", f"{progress_after_end_ms}ms",
