@@ -94,6 +94,11 @@ def gap_kinds() -> tuple[dict, ...]:
     return tuple(load()["gapKinds"])
 
 
+def rate_schedules() -> tuple[dict, ...]:
+    """The generator's rate schedules: name, form, example and the example's canonical spec."""
+    return tuple(load()["rateSchedules"])
+
+
 def workloads() -> tuple[str, ...]:
     return _names("workloads")
 

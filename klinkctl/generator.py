@@ -44,6 +44,10 @@ class GeneratorOptions(Section):
     inter_event: str = option("", "Inter-event generation gaps of each query's events, mean 1/rate: const (exact "
                               "schedule) or gamma:<k> (bursty; gamma:2 at --rate 1000 = the thesis' Gamma(2, 0.5ms)). "
                               "[const, or the preset's]")
+    rate_schedule: str = option("steady", "The rate over the run, for every workload: steady (--rate throughout), "
+                                "surge:<k>x@<start>+<length> (k x --rate from start for length, e.g. "
+                                "surge:4x@10s+10s) or ramp:<k>x (linear from --rate to k x --rate over --duration, "
+                                "e.g. ramp:4x). The generator's lag and rate checks follow the schedule.")
     seed: int = option(42, "Seed of events, campaigns and window offsets.")
     generator_cpus: str = option("", "Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
     pack_bytes: int = option(65536, "The events a query gets in one send burst travel in one Kafka record of at "
@@ -121,13 +125,15 @@ START_FILE = "generator-start-at"
 def start(bootstrap: str, topics: list[str], rate_per_topic: int, duration_s: float, seed: int, delay: str,
           gaps: str, event_args: list[str], warmup_ms: int,
           run_dir: Path, cpus: str = "", namespace: GeneratorNamespace | None = None,
-          pack_bytes: int = 65536, progress_after_end_ms: int = 0) -> GeneratorProcess:
+          pack_bytes: int = 65536, progress_after_end_ms: int = 0,
+          rate_schedule: str = "steady") -> GeneratorProcess:
     """Starts the generator; inside `namespace` when netem was applied to it (`klinkctl netem apply`).
     `event_args` choose the workload's events (`--workload nyt`, YSB's campaign table). After its last event it
     sends progress records covering `progress_after_end_ms` of event time, so the jobs' watermarks pass the end.
     It starts its JVM and rehearses (at most `warmup_ms`) at once, and sends event 0 only when `signal_start` says."""
     argv = _java("--bootstrap", bootstrap, "--topics", ",".join(topics), "--rate", str(rate_per_topic),
-                 "--duration", f"{duration_s}s", "--seed", str(seed), "--delay", delay, "--gaps", gaps,
+                 "--duration", f"{duration_s}s", "--rate-schedule", rate_schedule, "--seed", str(seed),
+                 "--delay", delay, "--gaps", gaps,
                  "--compression", COMPRESSION, "--pack-bytes", str(pack_bytes), *event_args,
                  "--start-at-file", str(run_dir / START_FILE), "--warmup", f"{warmup_ms}ms",
                  "--progress-after-end", f"{progress_after_end_ms}ms",

@@ -213,8 +213,8 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
             "flink_source_records_per_s": flink_source_rate(throughput, measured) if measured else None,
         },
         "generator": {k: generator_summary.get(k) for k in
-                      ("events_sent", "events_scheduled", "target_rate", "achieved_rate", "behind_events",
-                       "behind_fraction", "fell_behind", "lag_p99_ms", "max_lag_ms", "status")},
+                      ("events_sent", "events_scheduled", "target_rate", "rate_schedule", "achieved_rate",
+                       "behind_events", "behind_fraction", "fell_behind", "lag_p99_ms", "max_lag_ms", "status")},
         "delay": delay_fit(run_dir, config.get("delay")),
         "scheduler": scheduler_overhead(read_table(run_dir / "scheduler.csv")),
         "os_priority": read_json(run_dir / "os_priority.json"),  # klinkctl.run.os_priority: periods, threads

@@ -83,7 +83,8 @@ def write_resolved_config(run_dir: Path, run_id: str, config: RunSpec, spec: Sta
         "run": run_id,
         "bench": config.to_dict(),
         # what --delay and --inter-event resolve to (presets expanded, gaps at this rate)
-        "models": {"network_delay": config.network_delay.spec, "inter_event": config.gaps.spec},
+        "models": {"network_delay": config.network_delay.spec, "inter_event": config.gaps.spec,
+                   "rate_schedule": config.rates.spec},
         "stack": spec.to_dict(),
         # the agent's scheduler thread per TaskManager (klinkctl.stack.scheduler_thread); none on other backends
         "scheduler_thread_nice": scheduler_nice or {},
@@ -172,7 +173,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                                   config.seed, config.network_delay.spec, config.gaps.generator_arg,
                                   workload.generator_args(config), GENERATOR_WARMUP_MS, run_dir,
                                   config.generator_cpus, netem.generator_namespace(spec.state_dir),
-                                  config.pack_bytes, progress_after_end_ms(config))
+                                  config.pack_bytes, progress_after_end_ms(config), config.rates.spec)
             generator.record_running(spec.state_dir, gen)
             generator_ready_ms = int(time.time() * 1000) + GENERATOR_READY_MS
             progress(f"submitting {config.workload} ({workload.JAVA_BUILDER})")

@@ -31,9 +31,13 @@ def parse_warmup_runs(value: str) -> int | None:
 
 
 def warmup_run_config(config: RunSpec) -> RunSpec:
-    """A probe's config, shortened to WARMUP_RUN_MS (never below its own warm-up, never above its duration)."""
+    """A probe's config, shortened to WARMUP_RUN_MS (never below its own warm-up, never above its duration). Its rate
+    schedule is kept when it fits the shorter run; a surge that would end after it leaves the warm-up steady (it is
+    not judged: it only warms the stack)."""
     duration = min(config.duration_ms, max(WARMUP_RUN_MS, config.warmup_ms + 1000))
-    return config.changed(duration_ms=duration)
+    rates = config.rates
+    fits = rates.kind != "surge" or rates.start_ms + rates.length_ms <= duration
+    return config.changed(duration_ms=duration, rate_schedule=config.rate_schedule if fits else "steady")
 
 
 def warmups_needed(spec, requested: int | None) -> tuple[str, int]:

@@ -10,11 +10,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError, model_validator
 
-from klinkctl import privileges
+from klinkctl import privileges, rate_schedule
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
 from klinkctl.options import from_user, one_line
+from klinkctl.rate_schedule import MAX_RATE, RateSchedule
 from klinkctl.run.declared import OPTIONS, SECTIONS
 from klinkctl.run.load import LoadOptions, apply_load, check_load
 from klinkctl.run.scheduler_control import AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES
@@ -38,7 +39,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.inter_event and preset(self.delay):
             raise KlinkError(f"--delay {self.delay} sets the inter-event model too; drop --inter-event "
                              f"{self.inter_event} or give the network delay model instead of the preset")
-        self.network_delay, self.gaps  # parsed once, here: a malformed spec fails before anything starts
+        self.network_delay, self.gaps, self.rates  # parsed once, here: a malformed spec fails before anything starts
         self._validate_slide()
         self._validate_privileges()
         if self.generator_cpus:
@@ -124,6 +125,15 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
     def gaps(self) -> GapModel:
         named = preset(self.delay)
         return parse_inter_event(self.inter_event or (named.inter_event_shape if named else "const"), self.rate)
+
+    @cached_property
+    def rates(self) -> RateSchedule:
+        """--rate-schedule over --duration (klinkctl/rate_schedule.py)."""
+        rates = rate_schedule.parse(self.rate_schedule, self.duration_ms)
+        if self.rate * rates.peak_multiplier() > MAX_RATE:
+            raise KlinkError(f"--rate-schedule {rates.spec} takes --rate {self.rate} above the generator's "
+                             f"{MAX_RATE} events/s per query")
+        return rates
 
     def to_dict(self) -> dict:
         return self.model_dump()

@@ -94,3 +94,6 @@ def check_simulable(config: RunSpec) -> None:
                          "--nodes 2 or more")
     if config.sampler != "none" or config.accuracy:
         raise KlinkError("the simulator counts events, not their values: --sampler and --accuracy need bench")
+    if config.rates.kind != "steady":
+        raise KlinkError(f"--rate-schedule {config.rates.spec}: the simulator generates a steady rate only; "
+                         "measure the schedule with bench")

@@ -324,3 +324,14 @@ def test_warmup_runs_are_shorter_than_probes_but_longer_than_their_warmup():
     assert capacity_warmup.warmup_run_config(long_warmup).duration_ms == 21_000
     short = RunSpec(workload="ysb", duration_ms=10_000, warmup_ms=2_000)
     assert capacity_warmup.warmup_run_config(short).duration_ms == 10_000
+
+
+def test_warmup_runs_keep_a_rate_schedule_that_fits_them_and_run_steady_otherwise():
+    """A probe's 4x surge at 10-20 s does not fit a 15 s warm-up run: refusing it there would stop the search
+    half-way."""
+    surge = RunSpec(workload="rides", duration_ms=30_000, warmup_ms=6_000, rate_schedule="surge:4x@10s+10s")
+    assert capacity_warmup.warmup_run_config(surge).rate_schedule == "steady"
+    early = surge.changed(rate_schedule="surge:4x@2s+10s")
+    assert capacity_warmup.warmup_run_config(early).rate_schedule == "surge:4x@2s+10s"
+    ramp = surge.changed(rate_schedule="ramp:4x")
+    assert capacity_warmup.warmup_run_config(ramp).rate_schedule == "ramp:4x"

@@ -7,6 +7,7 @@ import io.klink.generator.DelayModels;
 import io.klink.generator.Gaps;
 import io.klink.generator.GeneratorArgs;
 import io.klink.generator.LrbEventCodec;
+import io.klink.generator.RateSchedule;
 import io.klink.sampler.Samplers;
 import io.klink.scheduler.policy.Policies;
 import io.klink.scheduler.policy.PolicyConfig;
@@ -48,12 +49,14 @@ public final class Catalog {
         c.put("delayKinds", DelayModels.KINDS.stream().map(Catalog::delayKind).toList());
         c.put("gapKinds", Gaps.KINDS.stream()
                 .map(k -> entry("name", k.name(), "form", k.form(), "example", k.example())).toList());
+        c.put("rateSchedules", RateSchedule.KINDS.stream().map(k -> entry("name", k.name(), "form", k.form(),
+                "example", k.example(), "canonical", RateSchedule.parse(k.example(), 60_000).spec())).toList());
         c.put("workloads", Workloads.ALL.stream().map(w -> entry("name", w.name(), "builder", w.builder().getName(),
                 "jobConfigKeys", List.copyOf(w.jobConfigKeys()))).toList());
         c.put("jobConfig", entry("sampler", keys(QueryPipelines.Sampler.class), "query", keys(QueryPipelines.Query.class)));
         c.put("generator", entry("workloads", GeneratorArgs.WORKLOADS,
                 "options", sorted(GeneratorArgs.VALUE_FLAGS), "switches", sorted(GeneratorArgs.SWITCHES),
-                "maxPackBytes", GeneratorArgs.MAX_PACK_BYTES,
+                "maxPackBytes", GeneratorArgs.MAX_PACK_BYTES, "maxRate", io.klink.generator.Schedule.MAX_RATE,
                 "maxExpressways", LrbEventCodec.MAX_EXPRESSWAYS));
         c.put("kmeans", entry("plane", KmeansJob.PLANE));
         c.put("tails", Tails.ALL.stream().map(t -> entry("name", t.name(), "description", t.description())).toList());

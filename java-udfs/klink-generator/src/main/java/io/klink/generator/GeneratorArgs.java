@@ -28,6 +28,9 @@ public final class GeneratorArgs {
             "  --gaps SPEC               inter-event generation gaps per topic, mean 1/rate: const (the exact schedule,",
             "                            default) or gamma:<k> (Gamma(k, 1/(k*rate)) gaps, bursty; gamma:2 at --rate 1000",
             "                            is the thesis' Gamma(2, 0.5 ms))",
+            "  --rate-schedule SPEC      the rate over the run (default steady): surge:<k>x@<start>+<length> (k x --rate",
+            "                            from start for length, e.g. surge:4x@10s+10s) or ramp:<k>x (linear from --rate",
+            "                            to k x --rate over --duration); the lag statistics follow the scheduled rate",
             "  --workload NAME           event schema: ysb (default), nyt (DEBS 2015 taxi trips, CSV), lrb (Linear Road",
             "                            position reports, CSV, 30 s x rate cars per topic), kmeans (drifting 2-D clusters,",
             "                            CSV x,y,event_time), exclamation (CSV id,word,event_time: per-record latency), rides (CSV",
@@ -71,7 +74,7 @@ public final class GeneratorArgs {
     public static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
-            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew");
+            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--rate-schedule");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
     public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
@@ -104,6 +107,7 @@ public final class GeneratorArgs {
     public int sampleDelays;
     public int sampleGaps;
     public String gapsSpec = "const";
+    public String rateScheduleSpec = "steady";
     public boolean help;
     public long warmupMs = 15_000;
     /** Event time the progress records cover after the last event, ms; -1 = send none. */
@@ -149,15 +153,19 @@ public final class GeneratorArgs {
             }
             a.set(flag, value);
         }
+        if (a.maxRate && !a.rateScheduleSpec.trim().equals("steady")) {
+            throw new UsageException("--rate-schedule " + a.rateScheduleSpec + " needs a schedule; --max-rate has none");
+        }
         if (a.sampleGaps > 0 || !a.maxRate && a.ratePerTopic > 0) {
             if (a.ratePerTopic < 0) {
                 throw new UsageException("--sample-gaps needs --rate");
             }
             try {
-                a.gaps(); // validated now, used later
+                a.baseGaps(); // validated now, used later
             } catch (IllegalArgumentException e) {
                 throw new UsageException("--gaps: " + e.getMessage());
             }
+            a.checkRateSchedule();
         }
         if (a.help || a.printCampaigns || a.sampleDelays > 0 || a.sampleGaps > 0) {
             return a;
@@ -253,6 +261,7 @@ public final class GeneratorArgs {
             case "--sample-delays" -> sampleDelays = parsePositiveInt(flag, v);
             case "--sample-gaps" -> sampleGaps = parsePositiveInt(flag, v);
             case "--gaps" -> gapsSpec = v;
+            case "--rate-schedule" -> rateScheduleSpec = v;
             case "--ads-per-campaign" -> adsPerCampaign = parsePositiveInt(flag, v);
             case "--stats-file" -> statsFile = Path.of(v);
             case "--summary-file" -> summaryFile = Path.of(v);
@@ -317,9 +326,35 @@ public final class GeneratorArgs {
         }
     }
 
-    /** The inter-event gap model at this rate (needs --rate). */
+    /** The inter-event gap model at this rate (needs --rate), its events placed by --rate-schedule. */
     public Gaps gaps() {
+        return rateSchedule().warp(baseGaps());
+    }
+
+    private Gaps baseGaps() {
         return Gaps.parse(gapsSpec, new Schedule(ratePerTopic));
+    }
+
+    /** --rate-schedule over --duration (a steady one needs no duration). */
+    public RateSchedule rateSchedule() {
+        return rateScheduleSpec.trim().equals("steady") ? RateSchedule.STEADY
+                : RateSchedule.parse(rateScheduleSpec, durationMs);
+    }
+
+    private void checkRateSchedule() throws UsageException {
+        if (durationMs < 0 && !rateScheduleSpec.trim().equals("steady")) {
+            throw new UsageException("--rate-schedule " + rateScheduleSpec + " needs --duration");
+        }
+        RateSchedule rates;
+        try {
+            rates = rateSchedule();
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--rate-schedule: " + e.getMessage());
+        }
+        if (ratePerTopic * rates.peakMultiplier() > Schedule.MAX_RATE) {
+            throw new UsageException("--rate-schedule " + rates.spec() + " takes --rate " + ratePerTopic + " above "
+                    + Schedule.MAX_RATE + " events/s per topic");
+        }
     }
 
     private static List<String> parseTopics(String v) throws UsageException {

@@ -16,6 +16,7 @@ final class Summary {
     static String render(GeneratorArgs a, Generator.Result r, long startMs, double flushS, double runCpuS,
                          Map<String, Double> producerMetrics, long sendErrors, String firstError) {
         List<String> topics = a.topics;
+        RateSchedule rates = a.maxRate ? RateSchedule.STEADY : a.rateSchedule();
         StringBuilder perTopic = new StringBuilder("{");
         for (int t = 0; t < topics.size(); t++) {
             if (t > 0) {
@@ -38,7 +39,10 @@ final class Summary {
                 {"elapsed_s", Json.num(r.elapsedNanos() / 1e9)},
                 {"flush_s", Json.num(flushS)},
                 {"achieved_rate", Json.num(Math.round(r.achievedRate() * 10) / 10.0)},
-                {"target_rate", a.maxRate ? "null" : Long.toString(a.ratePerTopic * topics.size())},
+                // the schedule's mean rate over the run, all topics: what a run that keeps its schedule sends
+                {"target_rate", a.maxRate ? "null"
+                        : Json.num(Math.round(a.ratePerTopic * topics.size() * rates.meanMultiplier(a.durationMs) * 10) / 10.0)},
+                {"rate_schedule", a.maxRate ? "null" : Json.str(rates.spec())},
                 {"rate_per_topic", a.maxRate ? "null" : Long.toString(a.ratePerTopic)},
                 {"max_rate", Boolean.toString(a.maxRate)},
                 {"behind_events", Long.toString(r.behindEvents())},

@@ -88,6 +88,10 @@ class GeneratorArgsTest {
             "--campaigns 0|--campaigns must be a positive integer",
             "--rate 5 --rate 6|--rate given more than once",
             "stray|unexpected argument 'stray'",
+            "--rate 10 --rate-schedule surge:4x@4s+2s|--rate-schedule: rate schedule 'surge:4x@4s+2s': the surge ends at 6s, after the run's 5s",
+            "--rate 10 --rate-schedule ramp:4|--rate-schedule: invalid rate schedule 'ramp:4'",
+            "--rate-schedule ramp:4x --max-rate|--rate-schedule ramp:4x needs a schedule; --max-rate has none",
+            "--rate 600000000 --rate-schedule ramp:4x|--rate-schedule ramp:4x takes --rate 600000000 above 1000000000",
     })
     void badArgumentsGiveOneLineErrors(String extra, String expected) {
         List<String> argv = new java.util.ArrayList<>(List.of(extra.split(" ")));

@@ -1,0 +1,114 @@
+"""--rate-schedule: the parser (one line for bad input, nothing started), the schedule's arithmetic, and that
+Python and the generator agree on each form (klinkctl/rate_schedule.py, io.klink.generator.RateSchedule)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from klinkctl import catalog, rate_schedule
+from klinkctl.cli import main
+from klinkctl.errors import KlinkError
+from klinkctl.rate_schedule import parse
+from klinkctl.run.config import resolve
+
+
+@pytest.mark.parametrize("kind", catalog.rate_schedules(), ids=lambda kind: kind["name"])
+def test_each_example_has_the_generators_canonical_spec(kind: dict) -> None:
+    parsed = parse(kind["example"], 60_000)
+    assert parsed.kind == kind["name"]
+    assert parsed.spec == kind["canonical"]
+    assert kind["form"] in rate_schedule.FORMS
+
+
+def test_canonical_forms() -> None:
+    assert parse(" steady ", 1000).spec == "steady"
+    assert parse("surge:4x@10s+10000ms", 30_000).spec == "surge:4x@10s+10s"
+    assert parse("surge:2.5x@0s+1.5s", 30_000).spec == "surge:2.5x@0+1500ms"
+    assert parse("ramp:4.0x", 30_000).spec == "ramp:4x"
+
+
+@pytest.mark.parametrize("bad, expected", [
+    ("", "invalid --rate-schedule ''"),
+    ("surge", "expected steady, surge:<k>x@<start>+<length> (e.g. surge:4x@10s+10s), ramp:<k>x"),
+    ("surge:4@10s+10s", "invalid --rate-schedule"),
+    ("surge:4x@10+10s", "'10' has no unit"),
+    ("surge:4x@10s+0s", "length must be > 0"),
+    ("surge:0x@1s+1s", "factor must be a number in (0, 1000]"),
+    ("surge:-2x@1s+1s", "factor must be"),
+    ("surge:nanx@1s+1s", "factor must be"),
+    ("surge:2000x@1s+1s", "factor must be"),
+    ("surge:4x@1.0005s+1s", "not a whole number of milliseconds"),
+    ("surge:4x@25s+10s", "the surge ends at 35s, after the run's 30s (--duration)"),
+    ("ramp:x", "invalid --rate-schedule"),
+    ("ramp:4", "invalid --rate-schedule"),
+    ("ramp:4x@1s", "invalid --rate-schedule"),
+    ("steady:1", "invalid --rate-schedule"),
+])
+def test_bad_schedules_are_one_line(bad: str, expected: str) -> None:
+    with pytest.raises(KlinkError) as refused:
+        parse(bad, 30_000)
+    assert expected in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+@given(factor=st.integers(1, 400).map(lambda n: n / 4), start_s=st.integers(0, 50), length_s=st.integers(1, 30),
+       tail_s=st.integers(0, 30), rate=st.integers(1, 100_000))
+def test_a_surge_adds_k_minus_one_times_its_length_of_events(factor: float, start_s: int, length_s: int,
+                                                             tail_s: int, rate: int) -> None:
+    duration = (start_s + length_s + tail_s) * 1000
+    surge = parse(f"surge:{factor}x@{start_s}s+{length_s}s", duration)
+    assert parse(surge.spec, duration) == surge
+    assert surge.events(0, duration, rate) == pytest.approx(rate * (duration + (factor - 1) * length_s * 1000) / 1000)
+    assert surge.events(start_s * 1000, start_s * 1000 + 1000, rate) == pytest.approx(rate * factor)
+    assert surge.multiplier(start_s * 1000 - 1) == 1.0 and surge.multiplier((start_s + length_s) * 1000) == 1.0
+    assert surge.mean_multiplier() == pytest.approx(surge.events(0, duration, rate) / (rate * duration / 1000))
+
+
+@given(factor=st.integers(1, 400).map(lambda n: n / 4), duration_s=st.integers(1, 600),
+       t=st.floats(0, 1), u=st.floats(0, 1))
+def test_a_ramp_is_linear_and_its_integral_is_monotone(factor: float, duration_s: int, t: float, u: float) -> None:
+    duration = duration_s * 1000
+    ramp = parse(f"ramp:{factor}x", duration)
+    assert ramp.multiplier(0) == 1.0 and ramp.multiplier(duration) == pytest.approx(factor)
+    assert ramp.multiplier(t * duration) == pytest.approx(1 + (factor - 1) * t)
+    assert ramp.mean_multiplier() == pytest.approx((1 + factor) / 2)
+    low, high = sorted((t * duration, u * duration))
+    assert ramp.base_ms(low) <= ramp.base_ms(high)
+
+
+@given(st.text(max_size=30))
+def test_any_text_is_a_schedule_or_one_line(text: str) -> None:
+    try:
+        parsed = parse(text, 60_000)
+    except KlinkError as refused:
+        assert "\n" not in str(refused)
+    else:
+        assert parse(parsed.spec, 60_000) == parsed
+
+
+def test_the_run_spec_checks_the_schedule_against_duration_and_rate() -> None:
+    assert resolve(None, {}).rates.spec == "steady"
+    assert resolve(None, {"rate_schedule": "surge:4x@2s+3s", "duration": "10s", "warmup": "1s"}).rates.factor == 4
+    with pytest.raises(KlinkError, match="after the run's 10s"):
+        resolve(None, {"rate_schedule": "surge:4x@8s+3s", "duration": "10s", "warmup": "1s"})
+    with pytest.raises(KlinkError, match="above the generator's"):
+        resolve(None, {"rate_schedule": "ramp:1000x", "rate": "2000000"})
+
+
+def test_bench_refuses_a_bad_schedule_before_anything_starts(tmp_path) -> None:
+    state = tmp_path / "state"
+    result = CliRunner().invoke(main, ["bench", "rides", "--state-dir", str(state), "--rate-schedule", "surge:4x"])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith("error: invalid --rate-schedule 'surge:4x'")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not state.exists()
+
+
+def test_simulate_refuses_a_schedule_it_cannot_model(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["simulate", "--rate-schedule", "ramp:2x", "--results", str(tmp_path / "sim")])
+    assert result.exit_code == 2, result.output
+    assert "the simulator generates a steady rate only" in result.output
+    assert not (tmp_path / "sim").exists()
