@@ -20,7 +20,7 @@ import yaml
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
-from klinkctl.run import os_priority, scheduler_control
+from klinkctl.run import late_state, os_priority, scheduler_control
 from klinkctl.errors import KlinkError, RunNotCompleted, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
@@ -145,16 +145,18 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
               progress: Progress = no_progress) -> RunOutcome:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(_backend_name(spec), stack_processes)
-    if config.workload == "rides" and config.combiner != "none" and (backend := _backend_name(spec)) != "local":
-        raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
-                         f"directory on this machine, so it needs the local backend, not {backend}")
+    if (config.workload == "rides" and config.combiner != "none" or config.workload == "average"
+            and config.late_state == "aion") and (backend := _backend_name(spec)) != "local":
+        what = f"--combiner {config.combiner}" if config.workload == "rides" else "--late-state aion"
+        raise KlinkError(f"{what}: its instances write into the run directory on this machine, so it needs the local "
+                         f"backend, not {backend}")
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))
     workload = workloads.get(config.workload)
     plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None
-    job_id = gen = collector = sampler = prioritiser = None
+    job_id = gen = collector = sampler = prioritiser = late = None
     with signals_as_interrupt() as interrupts:
         try:
             if generator.stop_leftover(spec.state_dir):
@@ -193,6 +195,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
             sampler.add_process("generator", gen.popen.pid)
+            late = late_state.start(spec, config, run_dir, run_id)
             generator.signal_start(run_dir, start_at_ms)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
@@ -208,6 +211,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             progress("stopping generator, job and collectors")
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
                                           prioritiser)
+            late_report, late_problems = late_state.finish(late, config, run_dir)
+            teardown_problems += late_problems
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
         dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler, prioritiser)
@@ -228,6 +233,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                        "reason": f"{reason + '; ' if reason else ''}summarising the run failed: {one_line(error)}; "
                                  f"every collected row is kept in {run_dir}"}
         summary["teardown_problems"] = teardown_problems
+        if late_report:
+            summary["late_state"] = late_report
         try:
             write_summary(run_dir, summary)
         except OSError as error:  # a full or read-only disk: say so in one line, keep what was written
