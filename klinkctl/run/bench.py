@@ -390,7 +390,8 @@ def write_exact_results(spec: StackSpec, config: RunSpec, plan: common.Plan, wor
     assert workload.exact_results is not None  # RunSpec.validate: accuracy only for ACCURACY_WORKLOADS
     frames = []
     for query in plan.queries:
-        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic)
+        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic,
+                                       progress=getattr(workload, "READS_PROGRESS", False))
         frames.append(workload.exact_results(values, config, run_dir, query.window_offset_ms).assign(query=query.id))
     exact = pd.concat(frames)
     exact[["query", *(c for c in exact.columns if c != "query")]].to_csv(run_dir / "exact.csv", index=False)

@@ -46,9 +46,9 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_combiner()
-        self._validate_sampler()
         if self.workload == "average":
             late_backends.check(self.late_state, self.sampler)
+        self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
             raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "
                              f"divisible by 3")

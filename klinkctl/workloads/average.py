@@ -17,6 +17,8 @@ from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.late.AverageJob"
 event_time = common.last_column_event_time  # w<key>,<value>,event_time
+#: exact_results gets the generator's progress lines too: they move the watermark that drops late events.
+READS_PROGRESS = True
 #: The run directory's folder of AION's p-buckets: made before the job starts, deleted after it (late_state.py).
 P_BUCKETS = "p-buckets"
 #: io.klink.workloads.late.LateResults.FIELDS: a RESULT's fields, in order.
@@ -38,10 +40,13 @@ def generator_args(config: RunSpec) -> list[str]:
 
 
 def events(values: Iterable[bytes]) -> pd.DataFrame:
-    """key, value, event_time of every well-formed event, in topic order (the order Flink's source reads)."""
-    rows = []
+    """key, value, event_time of every well-formed event, in topic order (the order Flink's source reads); the
+    generator's `#progress,<event time>` lines as rows with no key (they only move the watermark)."""
+    rows: list[tuple] = []
     for value in values:
         c = value.split(b",")
+        if len(c) == 2 and c[0] == b"#progress" and c[1].isdigit():
+            rows.append((None, np.nan, int(c[1])))
         if len(c) != 3 or not c[0].startswith(b"w"):
             continue
         try:
@@ -67,7 +72,7 @@ def exact_results(values: Iterable[bytes], config: RunSpec, run_dir: Path, windo
     ends = times - np.mod(times - window_offset_ms, config.window_ms) + config.window_ms
     accepted = surely_accepted(times, ends, config.watermark_bound_ms, config.allowed_lateness_ms) if len(frame) \
         else np.zeros(0, dtype=bool)
-    frame = frame.assign(window_end=ends, accepted=accepted)
+    frame = frame.assign(window_end=ends, accepted=accepted).dropna(subset=["key"])
     checked = frame.groupby("window_end")["accepted"].all().rename("checked")
     groups = frame.groupby(["window_end", "key"])
     table = pd.DataFrame({"sum": groups["value"].sum(), "events": groups.size()}).reset_index()

@@ -31,7 +31,8 @@ import java.util.concurrent.ExecutionException;
 public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
-    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin) {
+    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin)
+            implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)) {
                 throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
