@@ -14,7 +14,7 @@ pytestmark = pytest.mark.integration
 
 # log-normal delays (the paper's late arrivals, §5): with B = 100 ms about a quarter of the events are late;
 # p99.9 ≈ 0.8 s, far inside the 4 s lateness, so no window loses an event and each can be checked
-SHORT_RUN = ("--rate", "2000", "--duration", "6s", "--warmup", "1s", "--window", "1s", "--watermark-bound", "100ms",
+SHORT_RUN = ("--rate", "2000", "--duration", "5s", "--warmup", "1s", "--window", "1s", "--watermark-bound", "100ms",
              "--delay", "lognormal:120ms:0.6", "--allowed-lateness", "4s", "--m-bucket-events", "1000",
              "--rho-min", "0.1")
 
@@ -51,8 +51,8 @@ def final_results_equal_the_exact_ones(run_dir) -> int:
 def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_disk(running_stack, tmp_path):
     run_dir, report = run(running_stack, tmp_path / "aion", "aion")
     windows = final_results_equal_the_exact_ones(run_dir)
-    assert windows >= 6 and report["all_checked_equal"] and report["windows_checked"] == windows
-    assert report["late_accepted"] > 100 and report["aion"]["re_executions"] > 0
+    assert windows >= 5 and report["all_checked_equal"] and report["windows_checked"] == windows
+    assert report["late_accepted"] > 20 and report["aion"]["re_executions"] > 0
     assert report["aion"]["destaged"] > 0 and report["max_p_bucket_bytes"] > 0  # expired windows went to disk
     assert not (run_dir / "p-buckets").exists()
     heap = pd.read_csv(run_dir / "late-state.csv")
@@ -60,5 +60,5 @@ def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_d
 
     run_dir, report = run(running_stack, tmp_path / "heap", "flink-heap")
     windows = final_results_equal_the_exact_ones(run_dir)
-    assert windows >= 6 and report["all_checked_equal"]
-    assert report["late_accepted"] > 100 and report["aion"] == {} and report["max_p_bucket_bytes"] == 0
+    assert windows >= 5 and report["all_checked_equal"]
+    assert report["late_accepted"] > 20 and report["aion"] == {} and report["max_p_bucket_bytes"] == 0
