@@ -145,11 +145,10 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
               progress: Progress = no_progress) -> RunOutcome:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(_backend_name(spec), stack_processes)
-    if (config.workload == "rides" and config.combiner != "none" or config.workload == "average"
-            and config.late_state == "aion") and (backend := _backend_name(spec)) != "local":
-        what = f"--combiner {config.combiner}" if config.workload == "rides" else "--late-state aion"
-        raise KlinkError(f"{what}: its instances write into the run directory on this machine, so it needs the local "
-                         f"backend, not {backend}")
+    if config.workload == "rides" and config.combiner != "none" and (backend := _backend_name(spec)) != "local":
+        raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
+                         f"directory on this machine, so it needs the local backend, not {backend}")
+    late_state.check_run(config, lambda: _backend_name(spec), results_root)
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))

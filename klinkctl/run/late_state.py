@@ -11,9 +11,10 @@ import threading
 import time
 import urllib.error
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from klinkctl.errors import one_line
+from klinkctl.errors import KlinkError, one_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,6 +29,25 @@ HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time
 DROPPED, AION = "#dropped", "#aion"
 AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
                  "re_executions", "m_bucket_events"]
+
+
+#: AION's p-buckets need at least this much free space where the run directory is, or the run is refused.
+MIN_FREE_BYTES = 512 * 1024 * 1024
+
+
+def check_run(config: RunSpec, backend: Callable[[], str], results_root: Path) -> None:
+    """Before anything starts: AION's operator writes its p-buckets into the run directory on this machine, so it
+    needs the local backend and room on that disk."""
+    if config.workload != "average" or config.late_state != "aion":
+        return
+    if (name := backend()) != "local":
+        raise KlinkError(f"--late-state aion writes its p-buckets into the run directory on this machine, so it "
+                         f"needs the local backend, not {name}")
+    existing = next(p for p in (results_root, *results_root.absolute().parents) if p.exists())
+    free = shutil.disk_usage(existing).free
+    if free < MIN_FREE_BYTES:
+        raise KlinkError(f"--late-state aion: only {free / 2**20:.0f} MiB free on the disk of {existing}; its "
+                         f"p-buckets need at least {MIN_FREE_BYTES / 2**20:.0f} MiB")
 
 
 def directory_bytes(path: Path) -> int:

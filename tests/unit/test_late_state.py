@@ -92,3 +92,17 @@ def test_the_final_execution_is_compared_and_a_missing_late_event_is_a_mismatch(
     report = late_state.verdict(stale, exact)
     assert (report["windows_equal"], report["all_checked_equal"]) == (0, False)
     assert report["mismatches"][0]["count"] == 2 and report["mismatches"][0]["exact_count"] == 3
+
+
+def test_aion_needs_the_local_backend_and_free_disk_before_anything_starts(monkeypatch, tmp_path):
+    from collections import namedtuple
+    config = resolve(None, {"workload": "average", "late_state": "aion"})
+    with pytest.raises(KlinkError, match="^--late-state aion writes its p-buckets .* not compose$"):
+        late_state.check_run(config, lambda: "compose", tmp_path / "results")
+    late_state.check_run(config, lambda: "local", tmp_path / "results")
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(late_state.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 2**20, 2**20))
+    with pytest.raises(KlinkError, match="only 1 MiB free on the disk of"):
+        late_state.check_run(config, lambda: "local", tmp_path / "results")
+    late_state.check_run(resolve(None, {"workload": "average"}), lambda: "compose", tmp_path)  # heap: no p-buckets
+    assert not (tmp_path / "results").exists()
