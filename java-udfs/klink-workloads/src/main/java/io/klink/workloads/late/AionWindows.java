@@ -140,21 +140,24 @@ public final class AionWindows implements AutoCloseable {
         return out;
     }
 
-    /** Executes every expired window with new events since its last execution (the re-execution tick). */
+    /**
+     * Executes every expired window with new events since its last execution (the re-execution tick), in window
+     * order; the next window's p-bucket is staged while the current one executes, so at most two windows' staged
+     * events are in memory at once.
+     */
     public List<Result> reExecute() {
-        Map<Long, CompletableFuture<List<LateEvent>>> staging = new TreeMap<>();
-        windows.forEach((end, w) -> {
-            if (w.dirty && w.pEvents > 0) {
-                staging.put(end, io.submit(end, Priority.PRESTAGE, () -> store.read(end)));
-            }
-        });
+        List<Long> dirty = windows.entrySet().stream().filter(e -> e.getValue().dirty).map(Map.Entry::getKey)
+                .toList();
+        List<CompletableFuture<List<LateEvent>>> staging = new ArrayList<>();
         List<Result> out = new ArrayList<>();
-        windows.forEach((end, w) -> {
-            if (!w.dirty) {
-                return;
+        for (int i = 0; i < dirty.size(); i++) {
+            while (staging.size() <= Math.min(i + 1, dirty.size() - 1)) {
+                staging.add(stage(dirty.get(staging.size())));
             }
+            long end = dirty.get(i);
+            Window w = windows.get(end);
             List<LateEvent> events = new ArrayList<>(w.mBucket);
-            CompletableFuture<List<LateEvent>> stagedEvents = staging.get(end);
+            CompletableFuture<List<LateEvent>> stagedEvents = staging.set(i, null);
             if (stagedEvents != null) {
                 events.addAll(await(stagedEvents));
                 staged += events.size() - w.mBucket.size();
@@ -164,8 +167,13 @@ public final class AionWindows implements AutoCloseable {
             if (w.executions == 1) {
                 destage(end, w);
             }
-        });
+        }
         return out;
+    }
+
+    /** The window's p-bucket read back at the highest I/O priority; null if it has nothing on disk. */
+    private CompletableFuture<List<LateEvent>> stage(long end) {
+        return windows.get(end).pEvents > 0 ? io.submit(end, Priority.PRESTAGE, () -> store.read(end)) : null;
     }
 
     private static List<LateEvent> await(CompletableFuture<List<LateEvent>> future) {
