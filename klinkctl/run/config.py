@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError, model_validator
 
-from klinkctl import late_backends, privileges
+from klinkctl import privileges
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
@@ -47,6 +47,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
             check_debs_csv(Path(self.data), self.workload)
         self._validate_combiner()
         if self.workload == "average":
+            from klinkctl import late_backends  # reads the installed Flink's jar: only for this workload
             late_backends.check(self.late_state, self.sampler)
         self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
