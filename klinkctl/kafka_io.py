@@ -99,7 +99,7 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
     return records
 
 
-def topic_values(bootstrap: str, topic: str, batch: int = 20_000, progress: bool = False) -> Iterator[bytes]:
+def topic_values(bootstrap: str, topic: str, progress: bool = False, batch: int = 20_000) -> Iterator[bytes]:
     """Every event of a topic (partition 0), first to last as of the call: each line of each record value
     (klink-generator packs the events a topic gets in one send burst into one record, one per line); with
     `progress` also the generator's `#progress,<event time>` lines, where they came (they move the watermark)."""

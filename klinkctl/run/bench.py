@@ -210,8 +210,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             progress("stopping generator, job and collectors")
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
                                           prioritiser)
-            late_report, late_problems = late_state.finish(late, config, run_dir)
-            teardown_problems += late_problems
+            teardown_problems += late_state.finish(late, config, run_dir)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
         dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler, prioritiser)
@@ -232,8 +231,6 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                        "reason": f"{reason + '; ' if reason else ''}summarising the run failed: {one_line(error)}; "
                                  f"every collected row is kept in {run_dir}"}
         summary["teardown_problems"] = teardown_problems
-        if late_report:
-            summary["late_state"] = late_report
         try:
             write_summary(run_dir, summary)
         except OSError as error:  # a full or read-only disk: say so in one line, keep what was written
@@ -389,8 +386,7 @@ def write_exact_results(spec: StackSpec, config: RunSpec, plan: common.Plan, wor
     assert workload.exact_results is not None  # RunSpec.validate: accuracy only for ACCURACY_WORKLOADS
     frames = []
     for query in plan.queries:
-        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic,
-                                       progress=getattr(workload, "READS_PROGRESS", False))
+        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic, hasattr(workload, "READS_PROGRESS"))
         frames.append(workload.exact_results(values, config, run_dir, query.window_offset_ms).assign(query=query.id))
     exact = pd.concat(frames)
     exact[["query", *(c for c in exact.columns if c != "query")]].to_csv(run_dir / "exact.csv", index=False)

@@ -132,13 +132,14 @@ def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
             "aion": counters}
 
 
-def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> tuple[dict, list[str]]:
-    """Stops the sampler, deletes the p-buckets, writes late-state.json; (its content, problems one line each)."""
+def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
+    """Stops the sampler, deletes the p-buckets, writes late-state.json (summary.json's late_state); returns the
+    problems, one line each."""
     from klinkctl.files import write_json
     from klinkctl.results.tables import read_table
     from klinkctl.workloads.average import P_BUCKETS
     if config.workload != "average":
-        return {}, []
+        return []
     problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms}
     if sampler is not None:
         sampler.stop()
@@ -156,4 +157,4 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")
     write_json(run_dir / "late-state.json", report)
-    return report, problems
+    return problems

@@ -58,8 +58,9 @@ def events(values: Iterable[bytes]) -> pd.DataFrame:
 
 def surely_accepted(event_times: np.ndarray, window_ends: np.ndarray, bound_ms: int, lateness_ms: int) -> np.ndarray:
     """Per event (topic order): True if no watermark can have dropped it. When an event is read, Flink's watermark
-    is at most (the largest event time read before it) − B − 1, and an event is dropped once its window's end − 1 +
-    L ≤ watermark (AION drops by the same rule); so an event with max_prior − B < end + L is accepted for sure."""
+    is at most (the largest event time read before it) − B − 1, and an event is dropped once its window's
+    end − 1 + L ≤ watermark (AION drops by the same rule); so an event with max_prior − B < end + L is surely
+    accepted."""
     prior = np.maximum.accumulate(np.concatenate(([np.iinfo(np.int64).min + bound_ms], event_times[:-1])))
     return prior - bound_ms < window_ends + lateness_ms
 

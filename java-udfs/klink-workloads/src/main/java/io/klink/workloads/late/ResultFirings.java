@@ -17,9 +17,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * RESULTs pass; on each watermark every window it swept gets its FIRING summary (keys and events of its on-time
  * results; SWM latency, DESIGN.md §4), then the blocking markers created in it, which waited here. DATA arriving
  * here are the events the window dropped after cleanup: each one raises its window's RESULT of key
- * {@code #dropped} (value: dropped so far). One instance per query.
+ * {@code #dropped} (value: dropped so far) and counts in the next FIRING's late drops. One instance per query.
  */
-public class ResultFirings extends AbstractStreamOperator<Envelope> implements OneInputStreamOperator<Envelope, Envelope> {
+public class ResultFirings extends AbstractStreamOperator<Envelope>
+        implements OneInputStreamOperator<Envelope, Envelope> {
 
     public static final String DROPPED_KEY = "#dropped";
 
@@ -29,6 +30,7 @@ public class ResultFirings extends AbstractStreamOperator<Envelope> implements O
     private transient Map<Long, long[]> onTime;
     private transient TreeMap<Long, List<Envelope>> markers;
     private transient Map<Long, Long> dropped;
+    private transient long droppedSinceFiring;
 
     public ResultFirings(long sizeMs, long offsetMs) {
         this.sizeMs = sizeMs;
@@ -55,6 +57,7 @@ public class ResultFirings extends AbstractStreamOperator<Envelope> implements O
             case Envelope.DATA -> {
                 long end = end(e.timestamp);
                 long total = dropped.merge(end, 1L, Long::sum);
+                droppedSinceFiring++;
                 output.collect(new StreamRecord<>(Envelope.result(DROPPED_KEY, end, total), end - 1));
             }
             case Envelope.RESULT -> {
@@ -85,7 +88,8 @@ public class ResultFirings extends AbstractStreamOperator<Envelope> implements O
             for (long end = end(watermark + 1); end - 1 <= next; end += sizeMs) {
                 long[] window = onTime.remove(end);
                 output.collect(new StreamRecord<>(Envelope.firing(end - sizeMs, end, next, now,
-                        window == null ? 0 : window[0], window == null ? 0 : window[1], 0), end - 1));
+                        window == null ? 0 : window[0], window == null ? 0 : window[1], droppedSinceFiring), end - 1));
+                droppedSinceFiring = 0;
             }
         }
         watermark = Math.max(watermark, next);
