@@ -67,14 +67,18 @@ def surely_accepted(event_times: np.ndarray, window_ends: np.ndarray, bound_ms: 
 
 def exact_results(values: Iterable[bytes], config: RunSpec, run_dir: Path, window_offset_ms: int) -> pd.DataFrame:
     """Per window and key over every event of the input topic: exact = the average, events = the count, sum; and
-    checked = every event of the window was surely accepted (its final result must then equal this one)."""
+    checked = the window surely fired and every one of its events was surely accepted (its final result must then
+    equal this one)."""
     frame = events(values)
     times = frame["event_time"].to_numpy(dtype=np.int64)
     ends = times - np.mod(times - window_offset_ms, config.window_ms) + config.window_ms
     accepted = surely_accepted(times, ends, config.watermark_bound_ms, config.allowed_lateness_ms) if len(frame) \
         else np.zeros(0, dtype=bool)
+    # a window surely fires only if the last watermark, (largest event time read) − B − 1, reaches its end − 1
+    last = int(times.max()) if len(times) else 0
     frame = frame.assign(window_end=ends, accepted=accepted).dropna(subset=["key"])
-    checked = frame.groupby("window_end")["accepted"].all().rename("checked")
+    all_accepted = frame.groupby("window_end")["accepted"].all()
+    checked = (all_accepted & (all_accepted.index <= last - config.watermark_bound_ms)).rename("checked")
     groups = frame.groupby(["window_end", "key"])
     table = pd.DataFrame({"sum": groups["value"].sum(), "events": groups.size()}).reset_index()
     table["exact"] = table["sum"] / table["events"]

@@ -70,6 +70,8 @@ def test_exact_results_check_only_windows_no_watermark_can_have_dropped_from():
         {"window_end": 2000, "key": "w2", "exact": 7.0, "events": 1, "sum": 7.0, "checked": False}]
     later = average.exact_results([b"w1,5,100", b"w2,7,1500", b"w1,3,50", b"#progress,2999"], config, None, 0)
     assert later["checked"].tolist() == [True, True]  # 2999 - 100 < 1000 + 1000: nothing can be dropped yet
+    partial = average.exact_results([b"w1,5,100", b"w1,6,1020", b"#progress,1200"], config, None, 0)
+    assert partial["checked"].tolist() == [True, False]  # the last watermark, 1099, passes 999, never 1999
 
 
 def results_rows(rows):
