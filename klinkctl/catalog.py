@@ -118,6 +118,16 @@ def combiners() -> tuple[str, ...]:
     return _names("combiners")
 
 
+def late_states() -> tuple[str, ...]:
+    """Where late-event windows keep their state (io.klink.workloads.late.AverageJob.LATE_STATES)."""
+    return _names("lateStates")
+
+
+def late_state_backend_class(name: str) -> str:
+    """The Flink class a late state needs in the cluster (its state backend's)."""
+    return next(s["backendClass"] for s in load()["lateStates"] if s["name"] == name)
+
+
 def ride_aggregates() -> tuple[str, ...]:
     """The rides workload's aggregates (io.klink.workloads.rides.RideAggregate)."""
     return _names("rideAggregates")

@@ -99,11 +99,12 @@ def consume_json(bootstrap: str, topic: str, done: Callable[[list[dict]], bool],
     return records
 
 
-def topic_values(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[bytes]:
+def topic_values(bootstrap: str, topic: str, progress: bool = False, batch: int = 20_000) -> Iterator[bytes]:
     """Every event of a topic (partition 0), first to last as of the call: each line of each record value
-    (klink-generator packs the events a topic gets in one send burst into one record, one per line)."""
+    (klink-generator packs the events a topic gets in one send burst into one record, one per line); with
+    `progress` also the generator's `#progress,<event time>` lines, where they came (they move the watermark)."""
     for message in topic_messages(bootstrap, topic, batch):
-        yield from events_of(message.value())
+        yield from events_of(message.value(), progress)
 
 
 def topic_messages(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[Message]:
@@ -126,10 +127,11 @@ def topic_messages(bootstrap: str, topic: str, batch: int = 20_000) -> Iterator[
         consumer.close()
 
 
-def events_of(value: bytes) -> list[bytes]:
+def events_of(value: bytes, progress: bool = False) -> list[bytes]:
     """The events of one record value: one per line (a record of one event has no newline). The generator's
     progress records after its last event (`#progress,<event time>`) are not events."""
-    return [line for line in value.split(b"\n") if line and not line.startswith(b"#")]
+    return [line for line in value.split(b"\n") if line and (not line.startswith(b"#")
+                                                          or progress and line.startswith(b"#progress,"))]
 
 
 def json_event_time(value: bytes) -> int:

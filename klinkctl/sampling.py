@@ -9,7 +9,9 @@ from klinkctl.options import Section, option
 #: watermarks, every event counted.
 SAMPLERS = ("none", *catalog.samplers())
 #: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
-ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans", "rides")
+ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans", "rides", "average")
+#: Workloads whose results are always checked against exact ones (late-event windows: docs/late-state.md).
+EXACT_WORKLOADS = ("average",)
 
 
 class SamplerOptions(Section):

@@ -26,6 +26,8 @@ ARCHIVED_FILES = frozenset({
     "record-latency.csv", "record-percentiles.csv", "placement.csv", "feedback.csv",
     # the rides workload: the combiner's controller decisions and buffer use per period (docs/combiner.md)
     "combiner.csv",
+    # the average workload: heap, GC time and p-bucket bytes per second, and the late-state report (late-state.md)
+    "late-state.csv", "late-state.json",
 })
 
 

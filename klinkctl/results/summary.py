@@ -207,6 +207,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "windows_measured": fired,
         **census,
         "drain": read_json(run_dir / "drain.json"),
+        **({"late_state": read_json(run_dir / "late-state.json")} if (run_dir / "late-state.json").is_file() else {}),
         "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),

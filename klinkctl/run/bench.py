@@ -20,7 +20,7 @@ import yaml
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
-from klinkctl.run import os_priority, scheduler_control
+from klinkctl.run import late_state, os_priority, scheduler_control
 from klinkctl.errors import KlinkError, RunNotCompleted, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
@@ -151,13 +151,14 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
     if config.workload == "rides" and config.combiner != "none" and (backend := _backend_name(spec)) != "local":
         raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
                          f"directory on this machine, so it needs the local backend, not {backend}")
+    late_state.check_run(config, lambda: _backend_name(spec), results_root)
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))
     workload = workloads.get(config.workload)
     plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None
-    job_id = gen = collector = sampler = prioritiser = None
+    job_id = gen = collector = sampler = prioritiser = late = None
     with signals_as_interrupt() as interrupts:
         try:
             if generator.stop_leftover(spec.state_dir):
@@ -196,6 +197,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
             sampler.add_process("generator", gen.popen.pid)
+            late = late_state.start(spec, config, run_dir, run_id)
             generator.signal_start(run_dir, start_at_ms)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
@@ -214,6 +216,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             progress("stopping generator, job and collectors")
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
                                           prioritiser)
+            teardown_problems += late_state.finish(late, config, run_dir)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
         dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler, prioritiser)
@@ -389,7 +392,7 @@ def write_exact_results(spec: StackSpec, config: RunSpec, plan: common.Plan, wor
     assert workload.exact_results is not None  # RunSpec.validate: accuracy only for ACCURACY_WORKLOADS
     frames = []
     for query in plan.queries:
-        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic)
+        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic, hasattr(workload, "READS_PROGRESS"))
         frames.append(workload.exact_results(values, config, run_dir, query.window_offset_ms).assign(query=query.id))
     exact = pd.concat(frames)
     exact[["query", *(c for c in exact.columns if c != "query")]].to_csv(run_dir / "exact.csv", index=False)

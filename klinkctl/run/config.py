@@ -19,7 +19,7 @@ from klinkctl.rate_schedule import MAX_RATE, RateSchedule
 from klinkctl.run.declared import OPTIONS, SECTIONS
 from klinkctl.run.load import LoadOptions, apply_load, check_load
 from klinkctl.run.scheduler_control import AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES
-from klinkctl.sampling import ACCURACY_WORKLOADS, SAMPLERS
+from klinkctl.sampling import ACCURACY_WORKLOADS, EXACT_WORKLOADS, SAMPLERS
 from klinkctl.workloads.options import SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions
 
 __all__ = ["AGENT_POLICIES", "ACCURACY_WORKLOADS", "ENFORCEMENTS", "OUTSIDE_POLICIES", "POLICIES", "SAMPLERS",
@@ -47,6 +47,9 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_combiner()
+        if self.workload == "average":
+            from klinkctl import late_backends  # reads the installed Flink's jar: only for this workload
+            late_backends.check(self.late_state, self.sampler)
         self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
             raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "
@@ -65,7 +68,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
 
     @property
     def measures_accuracy(self) -> bool:
-        return self.accuracy or self.sampler != "none"
+        return self.accuracy or self.sampler != "none" or self.workload in EXACT_WORKLOADS
 
     def _validate_sampler(self) -> None:
         if self.measures_accuracy and self.workload not in ACCURACY_WORKLOADS:

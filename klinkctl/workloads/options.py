@@ -15,7 +15,8 @@ SLIDING = ("nyt", "lrb")
 WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000, "substream_ms": 500},
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000},
-                                                "rides": {"window_ms": 2000}}
+                                                "rides": {"window_ms": 2000},
+                                                "average": {"window_ms": 1000}}
 #: Workloads measured per record (no windows), with a tail-latency technique between their stages.
 RECORD_WORKLOADS = ("exclamation",)
 
@@ -141,4 +142,31 @@ class RidesOptions(Section):
                              "0.5-1.5).", workloads=RIDES, ge=0, le=10)
 
 
-WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions, RidesOptions)
+LATE = ("average",)
+#: The longest allowed lateness and m-bucket klinkctl accepts (a run keeps every window that long; an m-bucket
+#: beyond it would not fit the TaskManager's heap anyway).
+MAX_LATENESS_MS = 3_600_000
+MAX_M_BUCKET_EVENTS = 10_000_000
+
+
+class LateStateOptions(Section):
+    """Late-event window state (seed aion-late-events-esteves.txt, docs/late-state.md): Flink's window operator on
+    one of its state backends, or AION's m-buckets and p-buckets (§3.1-3.3)."""
+    late_state: str = option("flink-heap", "average: where windows keep their state for late events: flink-heap / "
+                             "flink-rocksdb / flink-forst = Flink's window operator with allowedLateness on that "
+                             "state backend (refused if the installed Flink lacks it); aion = AION's bounded "
+                             "in-memory m-buckets and p-buckets on local disk (§3.1-3.3).", choices=catalog.late_states,
+                             workloads=LATE)
+    allowed_lateness_ms: int = option(10_000, "average: how long after its end a window still takes late events "
+                                      "(Flink's allowedLateness; then its state is dropped); at most 1h.",
+                                      duration=True, workloads=LATE, ge=0, le=MAX_LATENESS_MS)
+    m_bucket_events: int = option(500_000, "average, aion: events a window keeps in memory before the rest goes "
+                                  "to its p-bucket (§3.3; the paper's 500,000).", workloads=LATE, ge=1,
+                                  le=MAX_M_BUCKET_EVENTS)
+    rho_min: float = option(0.05, "average, aion: fraction ρ_min of a window's first events kept in memory when "
+                            "it expires and is destaged (§3.2's bootstrap set); in [0, 1].", workloads=LATE, ge=0,
+                            le=1)
+
+
+WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions, RidesOptions,
+                     LateStateOptions)

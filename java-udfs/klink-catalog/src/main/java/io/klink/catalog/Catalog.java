@@ -14,6 +14,7 @@ import io.klink.scheduler.policy.PolicyConfig;
 import io.klink.workloads.Workloads;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
+import io.klink.workloads.late.AverageJob;
 import io.klink.workloads.rides.RideAggregate;
 import io.klink.workloads.rides.RidesJob;
 import io.klink.workloads.tail.StageCost;
@@ -61,6 +62,8 @@ public final class Catalog {
         c.put("kmeans", entry("plane", KmeansJob.PLANE));
         c.put("tails", Tails.ALL.stream().map(t -> entry("name", t.name(), "description", t.description())).toList());
         c.put("combiners", RidesJob.COMBINERS.stream().map(n -> entry("name", n)).toList());
+        c.put("lateStates", AverageJob.LATE_STATES.stream().map(s -> entry("name", s.name(), "backend", s.backend(),
+                "backendClass", s.backendClass())).toList());
         c.put("rideAggregates", Arrays.stream(RideAggregate.values()).map(a -> entry("name", a.label)).toList());
         c.put("stageCosts", Arrays.stream(StageCost.values()).map(s -> entry("name", s.name)).toList());
         return c;

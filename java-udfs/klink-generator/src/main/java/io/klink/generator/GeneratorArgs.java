@@ -34,7 +34,8 @@ public final class GeneratorArgs {
             "  --workload NAME           event schema: ysb (default), nyt (DEBS 2015 taxi trips, CSV), lrb (Linear Road",
             "                            position reports, CSV, 30 s x rate cars per topic), kmeans (drifting 2-D clusters,",
             "                            CSV x,y,event_time), exclamation (CSV id,word,event_time: per-record latency), rides (CSV",
-            "                            region,driver,passengers,fare,event_time: the AdCom ride aggregation)",
+            "                            region,driver,passengers,fare,event_time: the AdCom ride aggregation), average (CSV",
+            "                            w<key>,<value>,event_time: the Aion paper's average)",
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --regions N               rides: pick-up regions (default 50)",
             "  --key-skew S              rides: Zipf exponent of the regions' shares, 0 = uniform (default 0)",
@@ -76,7 +77,7 @@ public final class GeneratorArgs {
             "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--rate-schedule");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
-    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides");
+    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -400,6 +401,7 @@ public final class GeneratorArgs {
             case "kmeans" -> new KmeansEventCodec();
             case "exclamation" -> new ExclamationEventCodec();
             case "rides" -> new RidesEventCodec(regions, keySkew);
+            case "average" -> new AverageEventCodec();
             case "lrb" -> new LrbEventCodec(seed, ratePerTopic, expressways, accidentsPerMinute);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };

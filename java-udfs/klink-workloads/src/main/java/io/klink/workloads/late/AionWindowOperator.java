@@ -1,0 +1,95 @@
+package io.klink.workloads.late;
+
+import io.klink.metrics.Envelope;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The AION window operator (§3, §4) on unmodified Flink: DATA events ({@code key}, {@code fields[0]} the value)
+ * go into {@link AionWindows}; on each watermark and every {@code reExecuteMs} of processing time the expired
+ * windows with new events are (re-)executed and every key's result emitted as a RESULT (fields: average, sum,
+ * count, execution, late events accepted). Events dropped after cleanup are forwarded as they are (the
+ * downstream {@link ResultFirings} counts them), and a RESULT of key {@code #aion} carries the counters.
+ *
+ * <p>Not checkpointed (like the other instrumented windows: benchmark runs do not restore). Its p-buckets live in
+ * {@code <pBucketDir>/<query>-<subtask>}, a directory klinkctl created and deletes; close() deletes them too.
+ */
+public class AionWindowOperator extends AbstractStreamOperator<Envelope>
+        implements OneInputStreamOperator<Envelope, Envelope> {
+
+    public static final String COUNTERS_KEY = "#aion";
+
+    private final AionWindows.Settings settings;
+    private final String pBucketDir;
+    private final String name;
+    private final long reExecuteMs;
+    private transient AionWindows windows;
+    private transient AionWindows.Counters reported;
+
+    public AionWindowOperator(AionWindows.Settings settings, String pBucketDir, String name, long reExecuteMs) {
+        this.settings = settings;
+        this.pBucketDir = pBucketDir;
+        this.name = name;
+        this.reExecuteMs = reExecuteMs;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        String id = name + "-" + subtask;
+        windows = new AionWindows(settings, new PBuckets(Path.of(pBucketDir, id)), new IoScheduler("aion-io-" + id,
+                true));
+        schedule();
+    }
+
+    private void schedule() {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService().registerTimer(now + reExecuteMs, time -> {
+            emit(windows.reExecute());
+            schedule();
+        });
+    }
+
+    @Override
+    public void processElement(StreamRecord<Envelope> element) {
+        Envelope e = element.getValue();
+        if (e.isData() && !windows.add(new LateEvent(e.key, e.fields[0], e.timestamp))) {
+            output.collect(element);  // dropped: after its window's cleanup
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        emit(windows.advance(mark.getTimestamp()));
+        super.processWatermark(mark);
+    }
+
+    private void emit(List<AionWindows.Result> results) {
+        for (AionWindows.Result r : results) {
+            Envelope out = LateResults.result(r.windowEnd(), r.key(), r.sum(), r.count(), r.execution(),
+                    r.lateAccepted());
+            output.collect(new StreamRecord<>(out, r.windowEnd() - 1));
+        }
+        AionWindows.Counters c = windows.counters();
+        if (!c.equals(reported)) {
+            reported = c;
+            Envelope counters = Envelope.result(COUNTERS_KEY, Math.max(0, windows.watermark()), c.mBucketEvents());
+            counters.fields = new double[] {c.lateAccepted(), c.lateDropped(), c.destaged(), c.lateWrites(),
+                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents()};
+            output.collect(new StreamRecord<>(counters, counters.timestamp));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (windows != null) {
+            windows.close();
+        }
+        super.close();
+    }
+}

@@ -1,0 +1,238 @@
+package io.klink.workloads.late;
+
+import io.klink.metrics.TumblingWindows;
+import io.klink.workloads.late.IoScheduler.Priority;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * AION's window state (seed aion-late-events-esteves.txt §3.1–3.3) for tumbling event-time windows with an allowed
+ * lateness L, free of Flink. Each window's state is an in-memory m-bucket of at most {@code mBucketEvents} events
+ * and a p-bucket on disk ({@link PBuckets}); every transfer runs on one {@link IoScheduler} thread.
+ * <ul>
+ *   <li>Populating (§3.2, standard policy): events go to the m-bucket; once it is full, to the p-bucket.
+ *   <li>Expiry (the watermark passes the window's end, §3.2 local policy 1): the window fires, then its
+ *       m-bucket is destaged to the p-bucket except the first ⌈ρ_min·n⌉ events, the bootstrap set.
+ *   <li>A late event (watermark past the end, before end + L) is written to the p-bucket (§3.2: "subsequent
+ *       arriving (late) events for w are written directly to the p-bucket") and the window is marked for
+ *       re-execution; a later one is dropped (Flink's rule: dropped once end − 1 + L ≤ watermark).
+ *   <li>Re-execution (low priority, §3.2: on the next watermark or re-execution tick, not per late event): the
+ *       p-bucket is staged back at the highest I/O priority, the whole window recomputed over bootstrap + staged
+ *       events (the generic, non-incremental case of §2), and the staged events freed.
+ *   <li>Cleanup at end − 1 + L ≤ watermark: the p-bucket is deleted (a fixed bound, not §3.4's predictive one).
+ * </ul>
+ */
+public final class AionWindows implements AutoCloseable {
+
+    /** Bounds checked here and by klinkctl (docs/options.md). */
+    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin)
+            implements java.io.Serializable {
+        public Settings {
+            if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)) {
+                throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
+                        + ">= 1 event and 0 <= rho_min <= 1; got " + this);
+            }
+        }
+    }
+
+    /** One key's result of one execution of a window (execution 1 is the on-time one, unless all was late). */
+    public record Result(long windowEnd, String key, double sum, long count, int execution, long lateAccepted) {}
+
+    /** What AION did so far (docs/late-state.md). */
+    public record Counters(long lateAccepted, long lateDropped, long destaged, long lateWrites, long overflowWrites,
+                           long staged, long reExecutions, long mBucketEvents) {}
+
+    private static final class Window {
+        List<LateEvent> mBucket = new ArrayList<>();
+        long pEvents;
+        boolean expired;
+        boolean dirty;
+        int executions;
+        final Map<String, Long> lateByKey = new HashMap<>();
+    }
+
+    private final Settings settings;
+    private final PBuckets store;
+    private final IoScheduler io;
+    private final TreeMap<Long, Window> windows = new TreeMap<>();
+    private long watermark = Long.MIN_VALUE;
+    private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
+
+    public AionWindows(Settings settings, PBuckets store, IoScheduler io) {
+        this.settings = settings;
+        this.store = store;
+        this.io = io;
+    }
+
+    public long windowEnd(long timestamp) {
+        return TumblingWindows.windowEnd(timestamp, settings.sizeMs(), Math.floorMod(settings.offsetMs(),
+                settings.sizeMs()));
+    }
+
+    private boolean pastCleanup(long end) {
+        return watermark != Long.MIN_VALUE && end - 1 + settings.allowedLatenessMs() <= watermark;
+    }
+
+    private boolean expired(long end) {
+        return watermark != Long.MIN_VALUE && end - 1 <= watermark;
+    }
+
+    /** Adds an event; false if it came after its window's cleanup (dropped, counted). */
+    public boolean add(LateEvent event) {
+        long end = windowEnd(event.timestamp());
+        if (pastCleanup(end)) {
+            lateDropped++;
+            return false;
+        }
+        Window w = windows.computeIfAbsent(end, e -> new Window());
+        if (expired(end)) {
+            w.expired = true;
+            w.dirty = true;
+            w.lateByKey.merge(event.key(), 1L, Long::sum);
+            lateAccepted++;
+            lateWrites++;
+            write(end, w, List.of(event), Priority.LATE_WRITE);
+        } else if (w.mBucket.size() < settings.mBucketEvents()) {
+            w.mBucket.add(event);
+        } else {
+            overflowWrites++;  // §3.2: "when the m-bucket becomes full, AION redirects new events to the p-bucket"
+            write(end, w, List.of(event), Priority.LATE_WRITE);
+        }
+        return true;
+    }
+
+    private void write(long end, Window w, List<LateEvent> events, Priority priority) {
+        w.pEvents += events.size();
+        io.submit(end, priority, () -> store.append(end, events));
+    }
+
+    /** Advances the watermark: fires and destages expired windows, re-executes the dirty ones, cleans up. */
+    public List<Result> advance(long newWatermark) {
+        List<Result> out = new ArrayList<>();
+        if (newWatermark <= watermark) {
+            return out;
+        }
+        watermark = newWatermark;
+        for (Map.Entry<Long, Window> e : windows.entrySet()) {
+            Window w = e.getValue();
+            if (!w.expired && expired(e.getKey())) {
+                w.expired = true;
+                w.dirty = true;  // its first execution, on time
+            }
+        }
+        out.addAll(reExecute());
+        for (Map.Entry<Long, Window> e : List.copyOf(windows.entrySet())) {
+            long end = e.getKey();
+            if (pastCleanup(end)) {
+                windows.remove(end);
+                io.submit(end, Priority.DESTAGE, () -> {
+                    store.delete(end);
+                    return null;
+                });
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Executes every expired window with new events since its last execution (the re-execution tick), in window
+     * order; the next window's p-bucket is staged while the current one executes, so at most two windows' staged
+     * events are in memory at once.
+     */
+    public List<Result> reExecute() {
+        List<Long> dirty = windows.entrySet().stream().filter(e -> e.getValue().dirty).map(Map.Entry::getKey)
+                .toList();
+        List<CompletableFuture<List<LateEvent>>> staging = new ArrayList<>();
+        List<Result> out = new ArrayList<>();
+        for (int i = 0; i < dirty.size(); i++) {
+            while (staging.size() <= Math.min(i + 1, dirty.size() - 1)) {
+                staging.add(stage(dirty.get(staging.size())));
+            }
+            long end = dirty.get(i);
+            Window w = windows.get(end);
+            List<LateEvent> events = new ArrayList<>(w.mBucket);
+            CompletableFuture<List<LateEvent>> stagedEvents = staging.set(i, null);
+            if (stagedEvents != null) {
+                events.addAll(await(stagedEvents));
+                staged += events.size() - w.mBucket.size();
+            }
+            execute(end, w, events, out);
+            w.dirty = false;
+            if (w.executions == 1) {
+                destage(end, w);
+            }
+        }
+        return out;
+    }
+
+    /** The window's p-bucket read back at the highest I/O priority; null if it has nothing on disk. */
+    private CompletableFuture<List<LateEvent>> stage(long end) {
+        return windows.get(end).pEvents > 0 ? io.submit(end, Priority.PRESTAGE, () -> store.read(end)) : null;
+    }
+
+    private static List<LateEvent> await(CompletableFuture<List<LateEvent>> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while staging a p-bucket", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("staging a p-bucket failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** The window function: per key the sum and count of the values (the paper's average), over every event. */
+    private void execute(long end, Window w, List<LateEvent> events, List<Result> out) {
+        w.executions++;
+        if (w.executions > 1) {
+            reExecutions++;
+        }
+        Map<String, double[]> byKey = new TreeMap<>();
+        for (LateEvent e : events) {
+            double[] acc = byKey.computeIfAbsent(e.key(), k -> new double[2]);
+            acc[0] += e.value();
+            acc[1]++;
+        }
+        byKey.forEach((key, acc) -> out.add(new Result(end, key, acc[0], (long) acc[1], w.executions,
+                w.lateByKey.getOrDefault(key, 0L))));
+    }
+
+    /** §3.2 local policy 1: on expiry, move the m-bucket to the p-bucket except the first ⌈ρ_min·n⌉ events. */
+    private void destage(long end, Window w) {
+        int keep = (int) Math.ceil(settings.rhoMin() * w.mBucket.size());
+        if (keep >= w.mBucket.size()) {
+            return;
+        }
+        List<LateEvent> rest = List.copyOf(w.mBucket.subList(keep, w.mBucket.size()));
+        w.mBucket = new ArrayList<>(w.mBucket.subList(0, keep));
+        destaged += rest.size();
+        write(end, w, rest, Priority.DESTAGE);
+    }
+
+    public Counters counters() {
+        long inMemory = windows.values().stream().mapToLong(w -> w.mBucket.size()).sum();
+        return new Counters(lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions,
+                inMemory);
+    }
+
+    public long watermark() {
+        return watermark;
+    }
+
+    public int openWindows() {
+        return windows.size();
+    }
+
+    /** Stops the I/O thread and deletes every p-bucket. */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        io.close();
+        store.deleteAll();
+    }
+}

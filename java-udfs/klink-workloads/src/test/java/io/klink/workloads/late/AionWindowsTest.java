@@ -1,0 +1,140 @@
+package io.klink.workloads.late;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** AION's buckets (§3.1–3.3) on 1 s windows [0, 1000), [1000, 2000) ...: what is in memory, what on disk. */
+class AionWindowsTest {
+
+    @TempDir
+    Path tmp;
+
+    private AionWindows windows(long latenessMs, int mBucket, double rho) {
+        return new AionWindows(new AionWindows.Settings(1000, 0, latenessMs, mBucket, rho),
+                new PBuckets(tmp.resolve("q00-0")), new IoScheduler("test-io", true));
+    }
+
+    private static LateEvent e(String key, double value, long t) {
+        return new LateEvent(key, value, t);
+    }
+
+    private static Map<String, AionWindows.Result> byKey(List<AionWindows.Result> results) {
+        Map<String, AionWindows.Result> m = new HashMap<>();
+        results.forEach(r -> m.put(r.windowEnd() + "/" + r.key(), r));
+        return m;
+    }
+
+    @Test
+    void expiryDestagesAllButTheBootstrapFractionAndALateEventReExecutesOverBothBuckets() throws Exception {
+        try (AionWindows w = windows(10_000, 100, 0.25)) {
+            for (int i = 0; i < 8; i++) {
+                w.add(e(i % 2 == 0 ? "a" : "b", i, 100 + i));
+            }
+            assertEquals(8, w.counters().mBucketEvents());
+            Map<String, AionWindows.Result> fired = byKey(w.advance(999));
+            assertEquals(new AionWindows.Result(1000, "a", 0 + 2 + 4 + 6, 4, 1, 0), fired.get("1000/a"));
+            assertEquals(new AionWindows.Result(1000, "b", 1 + 3 + 5 + 7, 4, 1, 0), fired.get("1000/b"));
+            assertEquals(2, w.counters().mBucketEvents(), "ceil(0.25 * 8) events stay as the bootstrap set");
+            assertEquals(6, w.counters().destaged());
+            assertTrue(w.add(e("a", 100, 500)));  // late: watermark 999 passed the end
+            assertEquals(1, w.counters().lateAccepted());
+            assertEquals(2, w.counters().mBucketEvents(), "a late event goes to the p-bucket");
+            Map<String, AionWindows.Result> again = byKey(w.reExecute());
+            assertEquals(new AionWindows.Result(1000, "a", 112, 5, 2, 1), again.get("1000/a"));
+            assertEquals(new AionWindows.Result(1000, "b", 16, 4, 2, 0), again.get("1000/b"));
+            assertEquals(6 + 1, w.counters().staged());
+            assertTrue(w.reExecute().isEmpty(), "nothing new, no re-execution");
+            assertTrue(Files.size(tmp.resolve("q00-0/w1000.pb")) > 0);
+        }
+    }
+
+    @Test
+    void aFullMBucketOverflowsToThePBucketAndTheOnTimeFiringStagesItBack() throws Exception {
+        try (AionWindows w = windows(0, 3, 1.0)) {
+            for (int i = 0; i < 10; i++) {
+                w.add(e("k", 1, 10 * i));
+            }
+            assertEquals(3, w.counters().mBucketEvents());
+            assertEquals(7, w.counters().overflowWrites());
+            List<AionWindows.Result> fired = w.advance(999);
+            assertEquals(List.of(new AionWindows.Result(1000, "k", 10, 10, 1, 0)), fired);
+            assertEquals(0, w.counters().destaged(), "rho_min = 1 keeps the whole m-bucket");
+        }
+    }
+
+    @Test
+    void eventsAfterCleanupAreDroppedAndTheirPBucketIsDeleted() throws Exception {
+        try (AionWindows w = windows(2000, 100, 0.0)) {
+            w.add(e("k", 1, 10));
+            w.advance(999);
+            assertTrue(w.add(e("k", 1, 20)));  // end - 1 + L = 2999 > watermark
+            w.advance(2998);
+            assertTrue(Files.exists(tmp.resolve("q00-0/w1000.pb")));
+            w.advance(2999);  // cleanup
+            assertFalse(w.add(e("k", 1, 30)));
+            assertEquals(1, w.counters().lateDropped());
+            assertEquals(0, w.openWindows());
+            w.add(e("k", 1, 5000));
+            w.advance(5999);  // the I/O thread has run the deletion before this window's destaging
+            for (int i = 0; i < 100 && Files.exists(tmp.resolve("q00-0/w1000.pb")); i++) {
+                Thread.sleep(20);
+            }
+            assertFalse(Files.exists(tmp.resolve("q00-0/w1000.pb")));
+        }
+        assertFalse(Files.exists(tmp.resolve("q00-0")), "close deletes the operator's p-bucket directory");
+    }
+
+    @Test
+    void finalResultsEqualARecomputationOfEveryAcceptedEventWhateverTheArrivalOrder() throws Exception {
+        SplittableRandom rng = new SplittableRandom(7);
+        Map<String, double[]> exact = new HashMap<>();
+        Map<String, AionWindows.Result> last = new HashMap<>();
+        try (AionWindows w = windows(5000, 4, 0.1)) {
+            long maxSeen = 0;
+            for (int i = 0; i < 3000; i++) {
+                long t = i * 5L;
+                long late = rng.nextDouble() < 0.2 ? (long) (rng.nextDouble() * 6000) : 0;
+                long ts = Math.max(0, t - late);
+                String key = "w" + rng.nextInt(5);
+                LateEvent ev = e(key, rng.nextInt(1000), ts);
+                if (w.add(ev)) {
+                    double[] acc = exact.computeIfAbsent(w.windowEnd(ts) + "/" + key, k -> new double[2]);
+                    acc[0] += ev.value();
+                    acc[1]++;
+                }
+                maxSeen = Math.max(maxSeen, t);
+                if (i % 40 == 0) {
+                    last.putAll(byKey(w.advance(maxSeen - 200)));
+                }
+            }
+            last.putAll(byKey(w.reExecute()));
+            assertTrue(w.counters().lateAccepted() > 100 && w.counters().lateDropped() > 0);
+            assertTrue(w.counters().destaged() > 0 && w.counters().reExecutions() > 0);
+        }
+        exact.forEach((k, acc) -> {
+            if (Long.parseLong(k.split("/")[0]) <= 14_000) {  // windows the last watermark fired
+                assertEquals(acc[0], last.get(k).sum(), k);
+                assertEquals((long) acc[1], last.get(k).count(), k);
+            }
+        });
+    }
+
+    @Test
+    void refusesSettingsOutOfRange() {
+        assertThrows(IllegalArgumentException.class, () -> new AionWindows.Settings(1000, 0, -1, 10, 0.1));
+        assertThrows(IllegalArgumentException.class, () -> new AionWindows.Settings(1000, 0, 0, 0, 0.1));
+        assertThrows(IllegalArgumentException.class, () -> new AionWindows.Settings(1000, 0, 0, 10, 1.5));
+        assertThrows(IllegalArgumentException.class, () -> new AionWindows.Settings(1000, 0, 0, 10, Double.NaN));
+    }
+}

@@ -1,0 +1,31 @@
+package io.klink.workloads.late;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.klink.metrics.Envelope;
+import org.junit.jupiter.api.Test;
+
+/** The average job's parse and its late states' Flink state backends. */
+class AverageJobTest {
+
+    @Test
+    void parsesWordAndValueAndMarksMalformedEvents() {
+        Envelope e = new AverageJob.Parse().map(Envelope.data("w7,532,1000", 1000, 0));
+        assertEquals("w7", e.key);
+        assertArrayEquals(new double[] {532}, e.fields);
+        assertNull(new AverageJob.Parse().map(Envelope.data("w7,x,1000", 1000, 0)).key);
+        assertNull(new AverageJob.Parse().map(Envelope.data("7,1,1000", 1000, 0)).key);
+    }
+
+    @Test
+    void eachLateStateRunsOnItsStateBackend() {
+        assertEquals("hashmap", AverageJob.stateBackend("flink-heap"));
+        assertEquals("rocksdb", AverageJob.stateBackend("flink-rocksdb"));
+        assertEquals("forst", AverageJob.stateBackend("flink-forst"));
+        assertEquals("hashmap", AverageJob.stateBackend("aion"));
+        assertThrows(IllegalArgumentException.class, () -> AverageJob.stateBackend("flink-magic"));
+    }
+}

@@ -1,0 +1,36 @@
+"""The late-event windows' settings that span options or need the installed Flink (docs/late-state.md): checked
+before anything starts."""
+
+from __future__ import annotations
+
+import importlib.util
+import zipfile
+from pathlib import Path
+from functools import lru_cache
+
+from klinkctl import catalog
+from klinkctl.errors import KlinkError
+
+
+@lru_cache(maxsize=1)
+def flink_classes() -> frozenset[str] | None:
+    """The classes of the installed Flink distribution's lib/flink-dist jar (None if it cannot be read)."""
+    found = importlib.util.find_spec("pyflink")
+    if found is None or not found.submodule_search_locations:
+        return None
+    for jar in (Path(list(found.submodule_search_locations)[0]) / "lib").glob("flink-dist*.jar"):
+        with zipfile.ZipFile(jar) as archive:
+            return frozenset(n[:-6].replace("/", ".") for n in archive.namelist() if n.endswith(".class"))
+    return None
+
+
+def check(late_state: str, sampler: str) -> None:
+    """One line if the run cannot have its late state: a sampler (not wired in front of these windows) or a state
+    backend the installed Flink does not ship."""
+    if sampler != "none":
+        raise KlinkError("--sampler does not apply to the average workload (its windows keep late events)")
+    needed = catalog.late_state_backend_class(late_state)
+    classes = flink_classes()
+    if classes is not None and needed not in classes:
+        raise KlinkError(f"--late-state {late_state} needs {needed}, which the installed Flink lacks; "
+                         f"choose another of {', '.join(catalog.late_states())}")

@@ -1,0 +1,160 @@
+"""Late-event window state in a run (docs/late-state.md): the
+sampler of TaskManager heap, GC time and AION's p-bucket bytes (late-state.csv), and at the end the p-buckets'
+deletion and late-state.json: each window's final result against the exact recomputation, late events accepted
+and dropped, heap and disk."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import threading
+import time
+import urllib.error
+from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from klinkctl.errors import KlinkError, one_line
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from klinkctl.run.config import RunSpec
+    from klinkctl.stack.spec import StackSpec
+
+TABLE = "late-state.csv"
+COLUMNS = ["run", "policy", "time", "taskmanager", "heap_used_bytes", "gc_time_ms", "p_bucket_bytes"]
+HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time"
+#: The reserved keys of the windows' RESULT rows: dropped events per window, AION's counters.
+DROPPED, AION = "#dropped", "#aion"
+AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
+                 "re_executions", "m_bucket_events"]
+
+
+#: AION's p-buckets need at least this much free space where the run directory is, or the run is refused.
+MIN_FREE_BYTES = 512 * 1024 * 1024
+
+
+def check_run(config: RunSpec, backend: Callable[[], str], results_root: Path) -> None:
+    """Before anything starts: AION's operator writes its p-buckets into the run directory on this machine, so it
+    needs the local backend and room on that disk."""
+    if config.workload != "average" or config.late_state != "aion":
+        return
+    if (name := backend()) != "local":
+        raise KlinkError(f"--late-state aion writes its p-buckets into the run directory on this machine, so it "
+                         f"needs the local backend, not {name}")
+    existing = next(p for p in (results_root, *results_root.absolute().parents) if p.exists())
+    free = shutil.disk_usage(existing).free
+    if free < MIN_FREE_BYTES:
+        raise KlinkError(f"--late-state aion: only {free / 2**20:.0f} MiB free on the disk of {existing}; its "
+                         f"p-buckets need at least {MIN_FREE_BYTES / 2**20:.0f} MiB")
+
+
+def directory_bytes(path: Path) -> int:
+    if not path.is_dir():
+        return 0
+    total = 0
+    for file in path.rglob("*"):
+        try:
+            total += file.stat().st_size if file.is_file() else 0
+        except OSError:
+            continue  # deleted meanwhile (a window cleaned up)
+    return total
+
+
+class LateStateSampler(threading.Thread):
+    """Once a second: every TaskManager's heap used and GC time (Flink REST) and the bytes of the p-buckets."""
+
+    def __init__(self, spec: StackSpec, run_dir: Path, buckets: Path, labels: dict[str, str],
+                 interval_s: float = 1.0) -> None:
+        super().__init__(name="late-state-sampler", daemon=True)
+        self.spec, self.buckets, self.labels, self.interval_s = spec, buckets, labels, interval_s
+        self.max_p_bucket_bytes = 0
+        self._file = open(run_dir / TABLE, "w", newline="")
+        self._writer = csv.DictWriter(self._file, fieldnames=COLUMNS)
+        self._writer.writeheader()
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        from klinkctl.stack import flink
+        while not self._stopping.wait(self.interval_s):
+            now, disk = int(time.time() * 1000), directory_bytes(self.buckets)
+            self.max_p_bucket_bytes = max(self.max_p_bucket_bytes, disk)
+            try:
+                managers = flink.rest_get(self.spec, "/taskmanagers")["taskmanagers"]
+                for tm in managers:
+                    metrics = {m["id"]: m.get("value") for m in flink.rest_get(
+                        self.spec, f"/taskmanagers/{tm['id']}/metrics?get={HEAP_METRICS}")}
+                    self._writer.writerow({**self.labels, "time": now, "taskmanager": tm["id"],
+                                           "heap_used_bytes": metrics.get("Status.JVM.Memory.Heap.Used"),
+                                           "gc_time_ms": metrics.get("Status.JVM.GarbageCollector.All.Time"),
+                                           "p_bucket_bytes": disk})
+            except (urllib.error.URLError, OSError, KeyError, ValueError):
+                continue  # a missing sample is not worth failing the run for
+            self._file.flush()
+        self._file.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(10)
+
+
+def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str) -> LateStateSampler | None:
+    from klinkctl.workloads.average import P_BUCKETS
+    if config.workload != "average":
+        return None
+    sampler = LateStateSampler(spec, run_dir, run_dir / P_BUCKETS, {"run": run_id, "policy": config.policy})
+    sampler.start()
+    return sampler
+
+
+def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
+    """The final result of every checked window (its events all surely accepted) against the exact one."""
+    from klinkctl.workloads import average
+    keys = average.compared(results, exact)
+    keys["equal"] = (keys["sum"] == keys["exact_sum"]) & (keys["count"] == keys["exact_count"])
+    checked = keys[keys["checked"].fillna(False).astype(bool)]
+    windows = checked.groupby(["query", "window_end"])["equal"].all()
+    wrong = checked[~checked["equal"]].head(10)
+    dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
+    aion = results[results["key"] == AION]
+    counters = {}
+    if not aion.empty:
+        from klinkctl.results.accuracy import result_fields
+        last = result_fields(aion.groupby("query").tail(1))
+        counters = {name: int(last[:, i].sum()) for i, name in enumerate(AION_COUNTERS)}
+    return {"windows": int(keys.groupby(["query", "window_end"]).ngroups),
+            "windows_checked": int(len(windows)), "windows_equal": int(windows.sum()),
+            "all_checked_equal": bool(len(windows)) and bool(windows.all()),
+            "mismatches": wrong[["query", "window_end", "key", "sum", "exact_sum", "count", "exact_count"]]
+            .to_dict("records"),
+            "late_accepted": int(keys["late_accepted"].fillna(0).sum()), "late_dropped": int(dropped.sum()),
+            "aion": counters}
+
+
+def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
+    """Stops the sampler, deletes the p-buckets, writes late-state.json (summary.json's late_state); returns the
+    problems, one line each."""
+    from klinkctl.files import write_json
+    from klinkctl.results.tables import read_table
+    from klinkctl.workloads.average import P_BUCKETS
+    if config.workload != "average":
+        return []
+    problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms}
+    if sampler is not None:
+        sampler.stop()
+        report["max_p_bucket_bytes"] = sampler.max_p_bucket_bytes
+    buckets = run_dir / P_BUCKETS
+    report["p_bucket_bytes_at_end"] = directory_bytes(buckets)
+    shutil.rmtree(buckets, ignore_errors=True)
+    try:
+        heap = read_table(run_dir / TABLE)
+        if not heap.empty:
+            used = heap["heap_used_bytes"].dropna().astype(float)
+            report["heap_used_bytes"] = {"median": float(used.median()), "max": float(used.max())}
+        text = {"dtype": {"key": str}}
+        report.update(verdict(read_table(run_dir / "results.csv", **text), read_table(run_dir / "exact.csv", **text)))
+    except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
+        problems.append(f"late-state report: {one_line(error)}")
+    write_json(run_dir / "late-state.json", report)
+    return problems

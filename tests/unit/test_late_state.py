@@ -1,0 +1,110 @@
+"""The average workload's late-event state (docs/late-state.md): its options refuse bad input in one line before
+anything starts, a state backend the installed Flink lacks is refused, and the harness's exact recomputation
+marks exactly the windows whose events no watermark can have dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from klinkctl import late_backends
+from klinkctl.cli import main
+from klinkctl.errors import KlinkError
+from klinkctl.run import late_state
+from klinkctl.run.config import resolve
+from klinkctl.workloads import average
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--allowed-lateness", "2h", "--allowed-lateness"),
+    ("--allowed-lateness", "10", "unit"),
+    ("--m-bucket-events", "0", "--m-bucket-events must be at least 1"),
+    ("--m-bucket-events", "20000000", "--m-bucket-events"),
+    ("--rho-min", "1.5", "--rho-min"),
+    ("--rho-min", "-0.1", "--rho-min"),
+    ("--late-state", "flink-magic", "flink-magic"),
+])
+def test_bad_late_state_input_is_one_line_and_starts_nothing(tmp_path, option, value, message):
+    state = tmp_path / "state"
+    result = CliRunner().invoke(main, ["bench", "average", "--state-dir", str(state), option, value])
+    assert result.exit_code != 0
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert message in result.output
+    assert not state.exists()
+
+
+def test_options_parse_with_units_and_belong_to_the_average_workload_only():
+    config = resolve(None, {"workload": "average", "late_state": "aion", "allowed_lateness": "1.5s",
+                            "m_bucket_events": 100, "rho_min": 0.25})
+    assert (config.late_state, config.allowed_lateness_ms, config.m_bucket_events, config.rho_min) == (
+        "aion", 1500, 100, 0.25)
+    assert config.measures_accuracy  # results.csv and exact.csv are always written
+    with pytest.raises(KlinkError, match="--late-state applies to the average workload only"):
+        resolve(None, {"workload": "ysb", "late_state": "aion"})
+    with pytest.raises(KlinkError, match="--sampler does not apply to the average workload"):
+        resolve(None, {"workload": "average", "sampler": "aion"})
+
+
+def test_a_state_backend_the_installed_flink_lacks_is_refused(monkeypatch):
+    assert "org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend" in late_backends.flink_classes()
+    monkeypatch.setattr(late_backends, "flink_classes",
+                        lambda: frozenset({"org.apache.flink.runtime.state.hashmap.HashMapStateBackend"}))
+    resolve(None, {"workload": "average", "late_state": "flink-heap"})
+    with pytest.raises(KlinkError, match="^--late-state flink-forst needs org.apache.flink.state.forst."
+                                         "ForStStateBackend, which the installed Flink lacks"):
+        resolve(None, {"workload": "average", "late_state": "flink-forst"})
+
+
+def test_exact_results_check_only_windows_no_watermark_can_have_dropped_from():
+    config = resolve(None, {"workload": "average", "allowed_lateness": "1s", "watermark_bound": "100ms",
+                            "window": "1s"})
+    # topic order; the progress line moves the watermark bound to 4899 before the last two events arrive
+    values = [b"w1,5,100", b"w2,7,1500", b"w1,3,50", b"#progress,5000", b"w1,4,900", b"w1,2,1200", b"bad"]
+    exact = average.exact_results(values, config, None, 0)
+    assert exact.to_dict("records") == [
+        {"window_end": 1000, "key": "w1", "exact": 4.0, "events": 3, "sum": 12.0, "checked": False},
+        {"window_end": 2000, "key": "w1", "exact": 2.0, "events": 1, "sum": 2.0, "checked": False},
+        {"window_end": 2000, "key": "w2", "exact": 7.0, "events": 1, "sum": 7.0, "checked": False}]
+    later = average.exact_results([b"w1,5,100", b"w2,7,1500", b"w1,3,50", b"#progress,2999"], config, None, 0)
+    assert later["checked"].tolist() == [True, True]  # 2999 - 100 < 1000 + 1000: nothing can be dropped yet
+    partial = average.exact_results([b"w1,5,100", b"w1,6,1020", b"#progress,1200"], config, None, 0)
+    assert partial["checked"].tolist() == [True, False]  # the last watermark, 1099, passes 999, never 1999
+
+
+def results_rows(rows):
+    return pd.DataFrame([{"query": "q00", "window_end": end, "key": key, "value": int(count), "weight": 1.0,
+                          "fields": json.dumps(fields)} for end, key, count, fields in rows])
+
+
+def test_the_final_execution_is_compared_and_a_missing_late_event_is_a_mismatch():
+    exact = pd.DataFrame([{"query": "q00", "window_end": 1000, "key": "w1", "exact": 4.0, "events": 3,
+                           "sum": 12.0, "checked": True},
+                          {"query": "q00", "window_end": 2000, "key": "w1", "exact": 2.0, "events": 1,
+                           "sum": 2.0, "checked": False}])
+    ok = results_rows([(1000, "w1", 3, [4.0, 12.0, 3, 2, 1]), (1000, "w1", 2, [5.0, 10.0, 2, 1, 0]),
+                       (2000, "w1", 1, [9.0, 9.0, 1, 1, 0]), (1000, "#dropped", 2, None),
+                       (1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8])])
+    report = late_state.verdict(ok, exact)
+    assert (report["windows_checked"], report["windows_equal"], report["all_checked_equal"]) == (1, 1, True)
+    assert (report["late_accepted"], report["late_dropped"], report["aion"]["destaged"]) == (1, 2, 3)
+    stale = results_rows([(1000, "w1", 2, [5.0, 10.0, 2, 1, 0])])
+    report = late_state.verdict(stale, exact)
+    assert (report["windows_equal"], report["all_checked_equal"]) == (0, False)
+    assert report["mismatches"][0]["count"] == 2 and report["mismatches"][0]["exact_count"] == 3
+
+
+def test_aion_needs_the_local_backend_and_free_disk_before_anything_starts(monkeypatch, tmp_path):
+    from collections import namedtuple
+    config = resolve(None, {"workload": "average", "late_state": "aion"})
+    with pytest.raises(KlinkError, match="^--late-state aion writes its p-buckets .* not compose$"):
+        late_state.check_run(config, lambda: "compose", tmp_path / "results")
+    late_state.check_run(config, lambda: "local", tmp_path / "results")
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(late_state.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 2**20, 2**20))
+    with pytest.raises(KlinkError, match="only 1 MiB free on the disk of"):
+        late_state.check_run(config, lambda: "local", tmp_path / "results")
+    late_state.check_run(resolve(None, {"workload": "average"}), lambda: "compose", tmp_path)  # heap: no p-buckets
+    assert not (tmp_path / "results").exists()
