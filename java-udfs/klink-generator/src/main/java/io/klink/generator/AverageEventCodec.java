@@ -17,11 +17,6 @@ public final class AverageEventCodec implements EventCodec {
     public static final int MAX_VALUE = 1000;
 
     @Override
-    public long draw(SplittableRandom rng) {
-        return rng.nextLong();
-    }
-
-    @Override
     public byte[] encode(long packed, long eventTimeMs) {
         SplittableRandom r = new SplittableRandom(packed);
         int key = r.nextInt(KEYS);

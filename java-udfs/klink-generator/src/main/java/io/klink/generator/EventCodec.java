@@ -9,7 +9,10 @@ import java.util.SplittableRandom;
  */
 public interface EventCodec {
 
-    long draw(SplittableRandom rng);
+    /** By default one long: a seed {@link #encode} derives every field from. */
+    default long draw(SplittableRandom rng) {
+        return rng.nextLong();
+    }
 
     /** Renders one event into a new array (the caller owns it). */
     byte[] encode(long packed, long eventTimeMs);

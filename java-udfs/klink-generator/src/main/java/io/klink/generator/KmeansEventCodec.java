@@ -20,11 +20,6 @@ public final class KmeansEventCodec implements EventCodec {
     private static final double[][] HOMES = {{-50, -50}, {-50, 50}, {50, -50}, {50, 50}, {0, 0}};
 
     @Override
-    public long draw(SplittableRandom rng) {
-        return rng.nextLong();
-    }
-
-    @Override
     public byte[] encode(long packed, long eventTimeMs) {
         SplittableRandom r = new SplittableRandom(packed);
         double x, y;

@@ -31,11 +31,6 @@ public final class NytEventCodec implements EventCodec {
     private final String[] licenses = hexIds(LICENSES, 0x6c6963L);
 
     @Override
-    public long draw(SplittableRandom rng) {
-        return rng.nextLong();
-    }
-
-    @Override
     public byte[] encode(long packed, long eventTimeMs) {
         return line(packed, eventTimeMs).getBytes(StandardCharsets.US_ASCII);
     }

@@ -61,11 +61,6 @@ public final class RidesEventCodec implements EventCodec {
     }
 
     @Override
-    public long draw(SplittableRandom rng) {
-        return rng.nextLong();
-    }
-
-    @Override
     public byte[] encode(long packed, long eventTimeMs) {
         SplittableRandom r = new SplittableRandom(packed);
         int region = inverse(regionCdf, r.nextDouble());
