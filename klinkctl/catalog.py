@@ -62,13 +62,14 @@ def policy_parameter_defaults() -> dict[str, object]:
     return dict(load()["policyParameterDefaults"])
 
 
-def control_file_keys() -> frozenset[str]:
-    return frozenset(load()["controlFile"]["keys"])
+def control_keys() -> frozenset[str]:
+    """The keys of a run's control (io.klink.agent.RunControl)."""
+    return frozenset(load()["runControl"]["keys"])
 
 
 def control_parameters() -> frozenset[str]:
-    """Every parameter the agent's control file takes (the policies', the scheduler's, `enforce`)."""
-    return frozenset(load()["controlFile"]["parameters"])
+    """Every parameter a run's control takes (the policies', the scheduler's, `enforce`)."""
+    return frozenset(load()["runControl"]["parameters"])
 
 
 def agent_options() -> frozenset[str]:

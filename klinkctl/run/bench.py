@@ -158,7 +158,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
     workload = workloads.get(config.workload)
     plan = common.plan(config, run_id)
     status, reason, warmup_until_ms = "completed", "", None
-    job_id = gen = collector = sampler = prioritiser = late = None
+    job_id = gen = collector = sampler = prioritiser = late = channel = None
     with signals_as_interrupt() as interrupts:
         try:
             if generator.stop_leftover(spec.state_dir):
@@ -183,7 +183,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             # which TaskManager runs which task: what a slowed TaskManager (--tm-quota) slows
             pd.DataFrame(flink_jobs.placement(spec, job_id)).to_csv(run_dir / "placement.csv", index=False)
             # default too: the agent then pauses nothing but records every task's totals (tasks.csv)
-            scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_dir)
+            channel = scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_id, run_dir)
             if config.policy == os_priority.POLICY:
                 prioritiser = os_priority.OsPriority(spec, job_id, os_priority.taskmanager_pids(stack_processes),
                                                      run_dir, config.os_priority_period_ms)
@@ -215,7 +215,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             interrupts.armed = False
             progress("stopping generator, job and collectors")
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
-                                          prioritiser)
+                                          prioritiser, channel)
             teardown_problems += late_state.finish(late, config, run_dir)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
@@ -333,12 +333,13 @@ def _await_last_windows(spec: StackSpec, config: RunSpec, job_id: str, plan: com
 
 def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
               job_id: str | None, gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
-              sampler: ResourceSampler | None, prioritiser: os_priority.OsPriority | None = None) -> list[str]:
+              sampler: ResourceSampler | None, prioritiser: os_priority.OsPriority | None = None,
+              channel: scheduler_control.ControlChannel | None = None) -> list[str]:
     """Every step is attempted whatever the others do (a dead broker or JobManager must not leave the job or
     the generator running); returns what went wrong, one line each."""
     steps = [
         # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
-        ("switching the scheduler off", lambda: scheduler_control.deactivate(spec)),
+        ("switching the scheduler off", lambda: scheduler_control.deactivate(channel)),
         ("restoring the nice values os-priority changed", lambda: _stop_prioritiser(prioritiser)),
         ("stopping the generator", lambda: (gen.stop(), generator.forget_running(spec.state_dir))
          if gen is not None else None),

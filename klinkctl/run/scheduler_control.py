@@ -1,21 +1,19 @@
 """Per-run control of the runtime scheduler inside every TaskManager (java-udfs/klink-agent).
 
-The agent's scheduler thread polls ``<agent status dir>/control.json`` every second: a policy other than
-``default`` makes it pause and resume tasks every r ms and append one row per cycle to
-``<run_dir>/scheduler.csv``; ``default`` or no file means plain Flink (every paused task is resumed at once).
-Whatever the policy, ``default`` included, a control with a ``run_dir`` makes the agent count every task's
-records, CPU time and bytes until the control goes, and then append them to ``<run_dir>/tasks.csv``.
+The agent's scheduler thread fetches the run's control from klinkctl every second (klinkctl.run.control_channel):
+a policy other than ``default`` makes it pause and resume tasks every r ms and send one row per cycle for
+``<run_dir>/scheduler.csv``; ``default`` or nobody listening means plain Flink (every paused task is resumed at
+once). Whatever the policy, ``default`` included, a control with a ``run`` makes the agent count every task's
+records, CPU time and bytes until the run ends, and then send them for ``<run_dir>/tasks.csv``.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from klinkctl import catalog
 from klinkctl.options import Section, option
-from klinkctl.stack.flink import agent_status_dir
+from klinkctl.run.control_channel import ControlChannel
 from klinkctl.stack.spec import StackSpec
 
 #: Scheduling policies of the runtime scheduler (the catalog's, from io.klink.scheduler.policy.Policies);
@@ -82,30 +80,20 @@ class SchedulerOptions(Section):
             params["enforce"] = self.enforce
         return params
 
-CONTROL_FILE = "control.json"
-#: The agent polls the control file once a second; a switch takes effect within this long.
-POLL_S = 1.0
+
+def control(policy: str, params: dict[str, object] | None, run_id: str) -> dict:
+    """The run's control as the agents read it (io.klink.agent.RunControl): every value a string."""
+    return {"policy": policy, "params": {str(k): str(v) for k, v in (params or {}).items()}, "run": run_id}
 
 
-def control_path(spec: StackSpec) -> Path:
-    return agent_status_dir(spec) / CONTROL_FILE
+def activate(spec: StackSpec, policy: str, params: dict[str, object] | None, run_id: str,
+             run_dir: Path) -> ControlChannel:
+    """Serve `policy` to the TaskManagers' schedulers for this run; they take it within a second."""
+    return ControlChannel(spec, control(policy, params, run_id), run_dir)
 
 
-def activate(spec: StackSpec, policy: str, params: dict[str, object] | None, run_dir: Path) -> Path:
-    """Tell the TaskManagers' schedulers to run `policy` for this run; written atomically (tmp + rename)."""
-    path = control_path(spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"policy": policy, "params": {str(k): str(v) for k, v in (params or {}).items()},
-            "run_dir": str(Path(run_dir).resolve())}
-    tmp = path.with_name(CONTROL_FILE + ".tmp")
-    tmp.write_text(json.dumps(body) + "\n")
-    os.replace(tmp, path)
-    return path
-
-
-def deactivate(spec: StackSpec) -> None:
-    """Back to plain Flink: the schedulers resume every paused task within about a second."""
-    try:
-        control_path(spec).unlink()
-    except FileNotFoundError:
-        pass
+def deactivate(channel: ControlChannel | None) -> None:
+    """Back to plain Flink: the schedulers resume every paused task within about a second and send their last
+    rows; raises what went missing."""
+    if channel is not None and (problems := channel.end()):
+        raise RuntimeError("; ".join(problems))

@@ -47,6 +47,11 @@ def agent_status_dir(spec: StackSpec) -> Path:
     return spec.state_dir / "agent"
 
 
+def agent_args(spec: StackSpec, status_dir: Path | str) -> str:
+    """klink-agent's options (io.klink.agent.AgentOptions): where it says it loaded, and klinkctl's control channel."""
+    return f"statusDir={status_dir},control={spec.control_url},stack={spec.stack_token}"
+
+
 def component_log_dir(spec: StackSpec, component: str) -> Path:
     return spec.state_dir / "logs" / component
 
@@ -87,7 +92,7 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "env.stdout-err.redirect-to-file": True,
         "env.java.opts.all": f"{_shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
         "env.java.opts.taskmanager": " ".join([
-            f"-javaagent:{installed_agent_jar(spec)}=statusDir={agent_status_dir(spec)}", *_PRIORITY_OPTS]),
+            f"-javaagent:{installed_agent_jar(spec)}={agent_args(spec, agent_status_dir(spec))}", *_PRIORITY_OPTS]),
         "python.executable": sys.executable,
         "python.client.executable": sys.executable,
     }

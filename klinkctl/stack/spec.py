@@ -81,6 +81,8 @@ class StackSpec(Section):
     kafka_controller_port: int = option(9093, "Kafka KRaft controller port.", **PORT)
     jobmanager_rpc_port: int = option(6123, "Flink JobManager RPC port.", cli="rpc-port", **PORT)
     rest_port: int = option(8081, "Flink REST/web port.", **PORT)
+    control_port: int = option(8090, "Port klinkctl listens on while a run is on, for the TaskManagers' agents: they "
+                               "fetch the run's scheduling policy and send their rows (docs/architecture.md).", **PORT)
     state_dir: Path
     extra_flink_config: dict[str, str] = Field(default_factory=dict)
 
@@ -204,6 +206,16 @@ class StackSpec(Section):
     def rest_url(self) -> str:
         return f"http://{self.host}:{self.rest_port}"
 
+    @property
+    def control_url(self) -> str:
+        """Where the agents find klinkctl's end of the control channel (klinkctl.run.control_channel)."""
+        return f"http://{self.host}:{self.control_port}"
+
+    @property
+    def stack_token(self) -> str:
+        """Names this stack to its agents: they obey no other stack's runs that use the same control port."""
+        return hashlib.sha1(str(self.state_dir.resolve()).encode()).hexdigest()[:12]
+
     def ports(self) -> list[PortSpec]:
         return [PortSpec(label, getattr(self, name), option_name(name)) for label, name in _PORT_FIELDS]
 
@@ -233,7 +245,8 @@ class StackSpec(Section):
 #: Every option of `klinkctl up`, in the order `--help` lists them.
 STACK_OPTIONS = declared(StackSpec)
 _PORT_FIELDS = (("Kafka broker", "kafka_port"), ("Kafka controller", "kafka_controller_port"),
-                ("Flink JobManager RPC", "jobmanager_rpc_port"), ("Flink REST", "rest_port"))
+                ("Flink JobManager RPC", "jobmanager_rpc_port"), ("Flink REST", "rest_port"),
+                ("klinkctl control channel", "control_port"))
 
 
 def flink_release() -> tuple[int, ...]:

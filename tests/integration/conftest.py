@@ -31,9 +31,9 @@ class Klinkctl:
 
     @property
     def port_options(self) -> list[str]:
-        kafka, controller, rpc, rest = self.ports
+        kafka, controller, rpc, rest, control = self.ports
         return ["--kafka-port", str(kafka), "--kafka-controller-port", str(controller),
-                "--rpc-port", str(rpc), "--rest-port", str(rest)]
+                "--rpc-port", str(rpc), "--rest-port", str(rest), "--control-port", str(control)]
 
     def __call__(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "klinkctl", *args, "--state-dir", str(self.state_dir)],
@@ -48,7 +48,7 @@ def klinkctl_factory(tmp_path_factory):
     created: list[Klinkctl] = []
 
     def make() -> Klinkctl:
-        cli = Klinkctl(tmp_path_factory.mktemp("klink-state"), free_ports(4))
+        cli = Klinkctl(tmp_path_factory.mktemp("klink-state"), free_ports(5))
         created.append(cli)
         return cli
 
@@ -62,7 +62,7 @@ def running_stack(tmp_path_factory):
     """One stack with two TaskManagers shared by every test that needs a plain running stack, stopped at the end
     of the session: starting one per module cost ~30 s each. Tests must leave it as they found it (running, no
     job of theirs left); tests that change a stack (caps, kills, down) start their own with `klinkctl_factory`."""
-    cli = Klinkctl(tmp_path_factory.mktemp("klink-stack"), free_ports(4))
+    cli = Klinkctl(tmp_path_factory.mktemp("klink-stack"), free_ports(5))
     result = cli.up("--taskmanagers", "2", "--tm-memory", "1024m", "--jm-memory", "768m")
     assert result.returncode == 0, result.stderr
     yield cli

@@ -59,7 +59,8 @@ def test_smoke_job_windows_match_the_exact_counts(running_stack, tmp_path):
 def test_a_taken_port_is_refused_before_anything_starts(running_stack, klinkctl_factory):
     other = klinkctl_factory()
     clash = other("up", "--kafka-port", str(running_stack.ports[0]), "--kafka-controller-port",
-                  str(other.ports[1]), "--rpc-port", str(other.ports[2]), "--rest-port", str(other.ports[3]))
+                  str(other.ports[1]), "--rpc-port", str(other.ports[2]), "--rest-port", str(other.ports[3]),
+                  "--control-port", str(other.ports[4]))
     assert clash.returncode != 0
     assert f"port {running_stack.ports[0]}" in clash.stderr and "--kafka-port" in clash.stderr
     assert len(clash.stderr.strip().splitlines()) == 1

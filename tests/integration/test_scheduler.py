@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,8 +41,12 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
 
     latency = pd.read_csv(run_dir / "latency.csv")
     assert set(latency["query"]) == {"q00", "q01"}  # paused tasks were resumed: every query produced windows
-    # the control file is gone: the next run starts on plain Flink
-    assert not (running_stack.state_dir / "agent" / "control.json").exists()
+    # both TaskManagers' agents took the run over the control channel and said when they had sent everything
+    agents = json.loads((run_dir / "agents.json").read_text())
+    assert len(agents) == 2 and all(agent["took_run"] and agent["done"] for agent in agents.values())
+    # klinkctl no longer listens: the next run starts on plain Flink
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", running_stack.ports[4]), timeout=2)
 
 
 def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firing(running_stack, tmp_path):

@@ -99,14 +99,11 @@ def test_each_job_config_has_exactly_the_keys_its_java_workload_reads(name: str,
         assert set(job["sampler"]) == catalog.sampler_settings_keys()
 
 
-def test_the_control_file_has_only_keys_and_parameters_the_agent_reads(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_run_control_has_only_keys_and_parameters_the_agent_reads() -> None:
     config = resolve(None, {"policy": "klink", "cores": "2", "strict_slack": "true", "fill_cycle": "true",
                             "aging": "3"})
-    monkeypatch.setattr(scheduler_control, "agent_status_dir", lambda spec: tmp_path)
-    path = scheduler_control.activate(None, config.agent_policy, config.scheduler_params(), tmp_path / "run")
-    body = json.loads(path.read_text())
-    assert set(body) == catalog.control_file_keys()
+    body = scheduler_control.control(config.agent_policy, config.scheduler_params(), "run-1")
+    assert set(body) == catalog.control_keys()
     assert set(body["params"]) <= catalog.control_parameters()
     assert {"r", "h", "f", "b", "C", "strict", "fill", "age"} <= set(body["params"])
 

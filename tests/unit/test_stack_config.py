@@ -44,7 +44,8 @@ def test_taskmanagers_get_the_agent_from_the_state_dir_and_python_is_this_venv()
     # a copy made at `up`: rebuilding java-udfs must not change the jar under a running TaskManager
     config = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())
     assert config["env.java.opts.taskmanager"].split()[0] == \
-        "-javaagent:/srv/klink-state/flink/agent/klink-agent.jar=statusDir=/srv/klink-state/agent"
+        "-javaagent:/srv/klink-state/flink/agent/klink-agent.jar=statusDir=/srv/klink-state/agent," \
+        f"control=http://127.0.0.1:{SPEC.control_port},stack={SPEC.stack_token}"
     assert config["python.executable"] == config["python.client.executable"] == sys.executable
 
 

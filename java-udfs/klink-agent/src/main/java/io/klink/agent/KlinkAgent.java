@@ -24,7 +24,7 @@ import net.bytebuddy.utility.JavaModule;
  * {@value #VERSION_PROPERTY} and, when {@code statusDir} is given, writes {@code <pid>.json} there so
  * that {@code klinkctl status} can show which TaskManagers carry which agent version. It then installs
  * the pause gate (ByteBuddy advice on {@code StreamTask}, see {@link TaskGate}) and starts the
- * scheduler thread, idle until the harness writes {@code <statusDir>/control.json} ({@link SchedulerThread}).
+ * scheduler thread, idle until klinkctl's control channel gives it a run ({@link SchedulerThread}).
  */
 public final class KlinkAgent {
 
@@ -44,8 +44,9 @@ public final class KlinkAgent {
         if (instrumentation != null) {
             try {
                 installAdvice(instrumentation);
-                if (options.statusDir() != null) {
-                    new SchedulerThread(options.statusDir(), Scheduler.forTaskManager()).start();
+                HarnessChannel channel = options.channel(hostName() + ":" + pid, version);
+                if (channel != null) {
+                    new SchedulerThread(channel, Scheduler.forTaskManager(channel)).start();
                 }
             } catch (Throwable t) {
                 // The agent must never stop a TaskManager from starting: without it the scheduler is off.
@@ -85,6 +86,15 @@ public final class KlinkAgent {
 
     public static void agentmain(String agentArgs, Instrumentation instrumentation) {
         premain(agentArgs, instrumentation);
+    }
+
+    /** The kernel's host name: no name lookup, which can stall a TaskManager's start where DNS is slow. */
+    static String hostName() {
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException | RuntimeException e) {
+            return "host";
+        }
     }
 
     /** The version Maven stamped into the jar (version.properties is filtered at build time). */

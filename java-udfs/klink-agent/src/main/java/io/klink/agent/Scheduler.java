@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
@@ -41,15 +42,16 @@ public final class Scheduler {
     private final Supplier<List<TaskHandle>> registry;
     private final ToLongFunction<Thread> cpuTime;
     private final int defaultCores;
+    private final Function<RunControl, RunOutput> outputs;
 
-    private ControlFile control = ControlFile.DEFAULT;
+    private RunControl control = RunControl.DEFAULT;
     private SchedulingPolicy policy;
     private long cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
     private int maxRunning;
     private Enforcement enforcement = Enforcement.PAUSE;
-    private CsvAppender csv;
-    private CsvAppender estimatorCsv;
-    /** The run's per-task totals (tasks.csv), for every policy; null without a run directory. */
+    /** Where the run's rows go; null without a run. */
+    private RunOutput output;
+    /** The run's per-task totals (tasks.csv), for every policy; null without a run. */
     private TaskTotals totals;
     private long cycles;
     private long suspensionsAtActivation;
@@ -57,22 +59,24 @@ public final class Scheduler {
     /** The JVM's total collection time at the previous cycle (-1 before the first): see {@link #gcMsSinceLastCycle}. */
     private long lastGcMs = -1;
 
-    public Scheduler(Supplier<List<TaskHandle>> registry, ToLongFunction<Thread> cpuTime, int defaultCores) {
+    public Scheduler(Supplier<List<TaskHandle>> registry, ToLongFunction<Thread> cpuTime, int defaultCores,
+                     Function<RunControl, RunOutput> outputs) {
         this.registry = registry;
         this.cpuTime = cpuTime;
         this.defaultCores = defaultCores;
+        this.outputs = outputs;
         this.maxRunning = defaultCores;
     }
 
-    /** The TaskManager's scheduler: tasks from {@link TaskGate}, CPU time from the JVM. */
-    public static Scheduler forTaskManager() {
+    /** The TaskManager's scheduler: tasks from {@link TaskGate}, CPU time from the JVM, rows to the harness. */
+    public static Scheduler forTaskManager(HarnessChannel channel) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         boolean cpu = mx.isThreadCpuTimeSupported();
         if (cpu && !mx.isThreadCpuTimeEnabled()) {
             mx.setThreadCpuTimeEnabled(true);
         }
         return new Scheduler(TaskGate::tasks, cpu ? t -> mx.getThreadCpuTime(t.getId()) : t -> -1L,
-                Runtime.getRuntime().availableProcessors());
+                Runtime.getRuntime().availableProcessors(), run -> channel.output(run.run()));
     }
 
     public boolean active() {
@@ -87,23 +91,23 @@ public final class Scheduler {
         return maxRunning;
     }
 
-    public ControlFile control() {
+    public RunControl control() {
         return control;
     }
 
     /**
      * Switches to a control (a new run). {@code default} (or null) means: pause nothing, resume all now. Any
-     * policy with a run directory counts the tasks' totals until {@link #deactivate()} writes them to tasks.csv.
+     * policy with a run counts the tasks' totals until {@link #deactivate()} sends them as tasks.csv.
      *
      * @throws IllegalArgumentException if the policy or a parameter is invalid; the scheduler is then on default
      */
-    public void apply(ControlFile next) {
+    public void apply(RunControl next) {
         deactivate();
         if (next == null) {
             return;
         }
         if (next.isDefault()) {
-            countTasks(next);
+            startRun(next);
             return;
         }
         Map<String, String> params = withCpuBudget(next.params());
@@ -116,12 +120,8 @@ public final class Scheduler {
         }
         if (p.neverPauses()) {
             control = next;
-            countTasks(next);
+            startRun(next);
             return;
-        }
-        csv = new CsvAppender(next.runDir(), "scheduler.csv", CSV_HEADER);
-        if (p instanceof KlinkPolicy) {
-            estimatorCsv = new CsvAppender(next.runDir(), "estimator.csv", ESTIMATOR_HEADER);
         }
         for (TaskHandle h : registry.get()) {
             h.lastIn = h.lastOut = h.lastCpuNs = -1;
@@ -135,12 +135,22 @@ public final class Scheduler {
         lastGcMs = -1;
         suspensionsAtActivation = TaskGate.suspensions();
         maxReporting = 0;
-        countTasks(next);
+        startRun(next);
         TaskGate.setActive(true);
     }
 
-    private void countTasks(ControlFile run) {
-        totals = run.runDir() == null ? null : new TaskTotals(run.runDir(), registry.get(), cpuTime);
+    private void startRun(RunControl run) {
+        if (run.run() != null) {
+            output = outputs.apply(run);
+            totals = new TaskTotals(registry.get(), cpuTime);
+        }
+    }
+
+    /** Hands the rows collected since the last flush to the run's output (SchedulerThread: once a second). */
+    public void flush() {
+        if (output != null) {
+            output.flush();
+        }
     }
 
     /** Takes the tasks' counters for the run's totals (SchedulerThread: once a second, whatever the policy). */
@@ -170,7 +180,7 @@ public final class Scheduler {
             }
         }
         long suspensions = TaskGate.suspensions() - suspensionsAtActivation;
-        if (policy instanceof KlinkPolicy klink && estimatorCsv != null) {
+        if (policy instanceof KlinkPolicy klink) {
             klink.finish(); // predictions still pending: skipped rows, so every prediction has its row
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
@@ -181,21 +191,15 @@ public final class Scheduler {
         }
         policy = null;
         enforcement = Enforcement.PAUSE;
-        control = ControlFile.DEFAULT;
+        control = RunControl.DEFAULT;
         cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
         maxRunning = defaultCores;
-        if (csv != null) {
-            csv.close();
-            csv = null;
-        }
-        if (estimatorCsv != null) {
-            estimatorCsv.close();
-            estimatorCsv = null;
-        }
-        if (totals != null) {
-            TaskTotals ended = totals;
+        if (output != null) {
+            RunOutput ended = output;
+            output = null;
+            totals.finish(registry.get(), ended);
             totals = null;
-            ended.finish(registry.get());
+            ended.close();
         }
     }
 
@@ -250,7 +254,7 @@ public final class Scheduler {
         // The scheduler's own CPU: on a TaskManager capped at a fraction of a core it comes out of the tasks' budget.
         long cycleCpuNs = cpu0 < 0 ? -1 : cpuTime.applyAsLong(Thread.currentThread()) - cpu0;
         cycles++;
-        csv.append(nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
+        output.append("scheduler.csv", CSV_HEADER, nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
                 memoryUsed) + "," + cycleCpuNs + "," + gcMs);
@@ -359,7 +363,7 @@ public final class Scheduler {
 
     private void writeEstimatorRows(List<EstimatorRecord> records, double confidence) {
         for (EstimatorRecord r : records) {
-            estimatorCsv.append(r.csvRow(confidence));
+            output.append("estimator.csv", ESTIMATOR_HEADER, r.csvRow(confidence));
         }
     }
 

@@ -1,17 +1,11 @@
 package io.klink.agent;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-
 /**
- * The TaskManager's scheduler thread (daemon). Polls {@code <statusDir>/control.json} every second;
- * while a pausing policy is active, runs a cycle every r ms. A missing file or policy {@code default}
- * means plain Flink. A malformed file is reported once on stderr and treated as {@code default}. With
- * every poll it also takes the tasks' counters for the run's tasks.csv ({@link TaskTotals}).
+ * The TaskManager's scheduler thread (daemon). Fetches the run's control from klinkctl every second
+ * ({@link HarnessChannel}); while a pausing policy is active, runs a cycle every r ms. Nobody listening or policy
+ * {@code default} means plain Flink. A malformed control is reported once on stderr and treated as
+ * {@code default}. With every poll it also takes the tasks' counters for the run's tasks.csv ({@link TaskTotals})
+ * and hands the rows of the last second to the harness.
  *
  * <p>A cycle that waits for the CPU behind the tasks it schedules comes late, and a late cycle leaves a finished
  * pipeline's slot idle or an urgent one paused. Java priorities cannot express that (HotSpot maps none below
@@ -22,14 +16,16 @@ public final class SchedulerThread extends Thread {
 
     static final long POLL_MS = 1000;
 
-    private final Path controlFile;
+    private final HarnessChannel channel;
     private final Scheduler scheduler;
-    private String seenVersion = "";
+    private String seen = "";
+    /** The last fetch's failure, said once. */
+    private String problem = "";
 
-    public SchedulerThread(Path statusDir, Scheduler scheduler) {
+    public SchedulerThread(HarnessChannel channel, Scheduler scheduler) {
         super("klink-scheduler");
         setDaemon(true);
-        this.controlFile = statusDir.resolve(ControlFile.FILE_NAME);
+        this.channel = channel;
         this.scheduler = scheduler;
     }
 
@@ -43,6 +39,7 @@ public final class SchedulerThread extends Thread {
                 if (now >= nextPoll) {
                     poll();
                     scheduler.observeTasks();
+                    scheduler.flush();
                     nextPoll = now + POLL_MS;
                 }
                 if (scheduler.active()) {
@@ -71,37 +68,39 @@ public final class SchedulerThread extends Thread {
         }
     }
 
-    /** Reloads the control file if it appeared, changed or disappeared. */
+    /** Applies the harness's control if it changed (a new run, its end, or the harness gone). */
     void poll() {
-        String version;
+        String text;
         try {
-            BasicFileAttributes a = Files.readAttributes(controlFile, BasicFileAttributes.class);
-            version = a.lastModifiedTime().toMillis() + ":" + a.size() + ":" + a.fileKey();
-        } catch (NoSuchFileException e) {
-            version = "";
-        } catch (IOException e) {
-            version = "";
+            text = channel.fetch();
+            problem = "";
+        } catch (java.io.IOException e) {
+            text = "";
+            if (!String.valueOf(e.getMessage()).equals(problem)) {
+                problem = String.valueOf(e.getMessage());
+                System.err.println("klink-scheduler: cannot fetch the run control (" + problem + "); policy default");
+            }
         }
-        if (version.equals(seenVersion)) {
+        if (text.equals(seen)) {
             return;
         }
-        seenVersion = version;
-        if (version.isEmpty()) {
+        seen = text;
+        if (text.isEmpty()) {
             if (scheduler.active()) {
-                System.out.println("klink-scheduler: control file removed, policy default");
+                System.out.println("klink-scheduler: klinkctl stopped listening, policy default");
             }
             scheduler.deactivate();
             return;
         }
         try {
-            ControlFile next = ControlFile.parse(Files.readString(controlFile, StandardCharsets.UTF_8));
+            RunControl next = RunControl.parse(text);
             scheduler.apply(next);
-            System.out.println("klink-scheduler: policy " + next.policy()
+            System.out.println("klink-scheduler: run " + next.run() + ", policy " + next.policy()
                     + (scheduler.active() ? " active (r=" + scheduler.cycleMs() + " ms, C=" + scheduler.maxRunning()
-                    + ", " + TaskGate.tasks().size() + " tasks) writing " + next.runDir().resolve("scheduler.csv") : ""));
-        } catch (IOException | RuntimeException e) {
+                    + ", " + TaskGate.tasks().size() + " tasks)" : ""));
+        } catch (RuntimeException e) {
             scheduler.deactivate();
-            System.err.println("klink-scheduler: ignoring " + controlFile + " (" + e.getMessage() + "); policy default");
+            System.err.println("klink-scheduler: ignoring the run control (" + e.getMessage() + "); policy default");
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.klink.agent;
 
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,13 +36,11 @@ final class TaskTotals {
         }
     }
 
-    private final Path runDir;
     private final ToLongFunction<Thread> cpuTime;
     private final Map<String, Tally> byTaskId = new LinkedHashMap<>();
 
     /** Starts counting: the tasks registered now are counted from their values now. */
-    TaskTotals(Path runDir, List<TaskHandle> registered, ToLongFunction<Thread> cpuTime) {
-        this.runDir = runDir;
+    TaskTotals(List<TaskHandle> registered, ToLongFunction<Thread> cpuTime) {
         this.cpuTime = cpuTime;
         for (TaskHandle h : registered) {
             Reading now = read(h);
@@ -64,17 +61,11 @@ final class TaskTotals {
         }
     }
 
-    /** The run ended: a last look at the tasks still registered, then one row per task counted appended to tasks.csv. */
-    void finish(List<TaskHandle> registered) {
+    /** The run ended: a last look at the tasks still registered, then one row per task counted, as tasks.csv. */
+    void finish(List<TaskHandle> registered, RunOutput output) {
         observe(registered);
-        try (CsvAppender csv = new CsvAppender(runDir, FILE_NAME, CSV_HEADER)) {
-            for (Tally tally : byTaskId.values()) {
-                csv.append(row(tally));
-            }
-            System.out.println("klink-scheduler: " + byTaskId.size() + " task totals appended to "
-                    + runDir.resolve(FILE_NAME));
-        } catch (IllegalArgumentException e) {
-            System.err.println("klink-scheduler: no task totals for this run: " + e.getMessage());
+        for (Tally tally : byTaskId.values()) {
+            output.append(FILE_NAME, CSV_HEADER, row(tally));
         }
     }
 

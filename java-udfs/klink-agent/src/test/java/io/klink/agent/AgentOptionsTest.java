@@ -37,4 +37,16 @@ class AgentOptionsTest {
                 assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("statusDir=/x,stautsDir=/y"));
         assertTrue(error.getMessage().contains("'stautsDir'"), error.getMessage());
     }
+
+    @Test
+    void theControlChannelNeedsAnHttpUrlAndTheStacksToken() {
+        assertNull(AgentOptions.parse("statusDir=/x").channel("h:1", "v"));
+        assertTrue(AgentOptions.parse("control=http://127.0.0.1:8090,stack=ab12").channel("h:1", "v") != null);
+        for (String bad : new String[] {"control=ftp://127.0.0.1:1,stack=a", "control=http://127.0.0.1:1",
+                "control=http//x,stack=a"}) {
+            IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+                    () -> AgentOptions.parse(bad).channel("h:1", "v"), bad);
+            assertTrue(error.getMessage().contains("control"), error.getMessage());
+        }
+    }
 }

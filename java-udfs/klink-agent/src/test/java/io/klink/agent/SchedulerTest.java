@@ -6,20 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.klink.scheduler.TaskInfo;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class SchedulerTest {
 
     private final List<TaskHandle> handles = new ArrayList<>();
     private final List<FakeProbe> probes = new ArrayList<>();
-    private final Scheduler scheduler = new Scheduler(() -> List.copyOf(handles), t -> 1_000_000L, 2);
+    private final Map<String, MemoryOutput> runs = new HashMap<>();
+    private final Scheduler scheduler = new Scheduler(() -> List.copyOf(handles), t -> 1_000_000L, 2,
+            run -> runs.computeIfAbsent(run.run(), r -> new MemoryOutput()));
+
+    private List<String> lines(String run, String file) {
+        return runs.containsKey(run) ? runs.get(run).lines(file) : List.of();
+    }
 
     @AfterEach
     void reset() {
@@ -38,9 +42,9 @@ class SchedulerTest {
     }
 
     @Test
-    void roundRobinRunsCAtOnceAndLogsEveryCycle(@TempDir Path runDir) throws Exception {
+    void roundRobinRunsCAtOnceAndLogsEveryCycle() throws Exception {
         addTasks(5);
-        scheduler.apply(new ControlFile("rr", Map.of("r", "50"), runDir));
+        scheduler.apply(new RunControl("rr", Map.of("r", "50"), "run"));
         assertTrue(scheduler.active());
         assertTrue(TaskGate.isActive());
         assertEquals(50, scheduler.cycleMs());
@@ -54,7 +58,7 @@ class SchedulerTest {
                 assertEquals(!chosen.contains(h.info().taskId()), h.isPauseRequested());
             }
         }
-        List<String> rows = Files.readAllLines(runDir.resolve("scheduler.csv"));
+        List<String> rows = lines("run", "scheduler.csv");
         assertEquals(Scheduler.CSV_HEADER, rows.get(0));
         assertEquals(4, rows.size());
         String[] row = rows.get(1).split(",", -1);
@@ -76,9 +80,9 @@ class SchedulerTest {
     }
 
     @Test
-    void maxRunningComesFromParameterC(@TempDir Path runDir) {
+    void maxRunningComesFromParameterC() {
         addTasks(4);
-        scheduler.apply(new ControlFile("fcfs", Map.of("C", "3"), runDir));
+        scheduler.apply(new RunControl("fcfs", Map.of("C", "3"), "run"));
         assertEquals(3, scheduler.maxRunning());
         assertEquals(3, scheduler.cycle(1).size());
     }
@@ -92,12 +96,12 @@ class SchedulerTest {
     }
 
     @Test
-    void fcfsRunsThePipelineWhoseOldestQueuedRecordArrivedFirst(@TempDir Path runDir) {
+    void fcfsRunsThePipelineWhoseOldestQueuedRecordArrivedFirst() {
         addTasks(2);
         for (FakeProbe p : probes) {
             p.queuedBytes = 0;
         }
-        scheduler.apply(new ControlFile("fcfs", Map.of("C", "1"), runDir));
+        scheduler.apply(new RunControl("fcfs", Map.of("C", "1"), "run"));
         scheduler.cycle(1000);
         for (FakeProbe p : probes) { // 100 records of 100 bytes consumed: the mean record size is known
             p.in = 100;
@@ -115,70 +119,72 @@ class SchedulerTest {
     }
 
     @Test
-    void defaultPolicyNeverActivatesTheGate(@TempDir Path runDir) {
+    void defaultPolicyNeverActivatesTheGate() {
         addTasks(3);
-        scheduler.apply(new ControlFile("default", Map.of(), runDir));
+        scheduler.apply(new RunControl("default", Map.of(), "run"));
         assertFalse(scheduler.active());
         assertFalse(TaskGate.isActive());
         assertTrue(scheduler.cycle(1).isEmpty());
-        assertFalse(Files.exists(runDir.resolve("scheduler.csv")));
+        assertTrue(lines("run", "scheduler.csv").isEmpty());
     }
 
     @Test
-    void defaultPausesNothingButWritesTheTasksTotalsWhenTheRunEnds(@TempDir Path runDir) throws Exception {
+    void defaultPausesNothingButWritesTheTasksTotalsWhenTheRunEnds() throws Exception {
         addTasks(2);
         probes.get(0).in = 500; // before the run
-        scheduler.apply(new ControlFile("default", Map.of(), runDir));
+        scheduler.apply(new RunControl("default", Map.of(), "run"));
         probes.get(0).in += 70;
         probes.get(0).out += 7;
         scheduler.observeTasks();
         assertFalse(TaskGate.isActive());
         assertTrue(handles.stream().noneMatch(TaskHandle::isPauseRequested));
-        assertFalse(Files.exists(runDir.resolve(TaskTotals.FILE_NAME)), "written when the run ends");
+        assertTrue(lines("run", TaskTotals.FILE_NAME).isEmpty(), "written when the run ends");
 
         scheduler.deactivate();
-        List<String> rows = Files.readAllLines(runDir.resolve(TaskTotals.FILE_NAME));
+        List<String> rows = lines("run", TaskTotals.FILE_NAME);
         assertEquals(List.of(TaskTotals.CSV_HEADER, "q00:win#0,q00,window,window,0,70,7,0,0",
                 "q01:win#0,q01,window,window,0,0,0,0,0"), rows);
-        assertFalse(Files.exists(runDir.resolve("scheduler.csv")));
+        assertTrue(lines("run", "scheduler.csv").isEmpty());
     }
 
     @Test
-    void switchingToTheNextRunWritesThePausingRunsTotalsIntoItsOwnDirectory(@TempDir Path dir) throws Exception {
+    void switchingToTheNextRunSendsThePausingRunsTotalsAsThatRuns() throws Exception {
         addTasks(3);
-        scheduler.apply(new ControlFile("rr", Map.of("C", "1"), dir.resolve("rr")));
+        scheduler.apply(new RunControl("rr", Map.of("C", "1"), "rr"));
         for (FakeProbe p : probes) {
             p.in += 10;
         }
         scheduler.cycle(1000);
-        scheduler.apply(new ControlFile("default", Map.of(), dir.resolve("default")));
+        scheduler.apply(new RunControl("default", Map.of(), "default"));
 
-        List<String> rows = Files.readAllLines(dir.resolve("rr").resolve(TaskTotals.FILE_NAME));
+        List<String> rows = lines("rr", TaskTotals.FILE_NAME);
         assertEquals(4, rows.size());
         assertTrue(rows.subList(1, 4).stream().allMatch(row -> row.split(",")[5].equals("10")), rows.toString());
-        assertFalse(Files.exists(dir.resolve("default").resolve(TaskTotals.FILE_NAME)), "that run goes on");
+        assertTrue(lines("default", TaskTotals.FILE_NAME).isEmpty(), "that run goes on");
+        assertTrue(runs.get("rr").closed, "the harness is told the ended run is complete");
+        assertFalse(runs.get("default").closed);
     }
 
     @Test
-    void invalidPolicyOrParameterLeavesDefault(@TempDir Path runDir) {
+    void invalidPolicyOrParameterLeavesDefault() {
         addTasks(2);
         assertThrows(IllegalArgumentException.class,
-                () -> scheduler.apply(new ControlFile("edf", Map.of(), runDir)));
+                () -> scheduler.apply(new RunControl("edf", Map.of(), "run")));
         assertFalse(scheduler.active());
         assertThrows(IllegalArgumentException.class,
-                () -> scheduler.apply(new ControlFile("rr", Map.of("r", "fast"), runDir)));
+                () -> scheduler.apply(new RunControl("rr", Map.of("r", "fast"), "run")));
         assertFalse(scheduler.active());
         assertFalse(TaskGate.isActive());
     }
 
     @Test
-    void klinkWritesEveryPredictedSwmToEstimatorCsvWithItsSkipReason(@TempDir Path runDir) throws Exception {
+    void klinkWritesEveryPredictedSwmToEstimatorCsvWithItsSkipReason() throws Exception {
         for (TaskInfo info : List.of(new TaskInfo("src", "q00", "q00/source", 0, -1, true, false, false, List.of()),
                 new TaskInfo("win", "q00", "q00/window", 0, -1, false, true, false, List.of()))) {
             handles.add(new TaskHandle(info, Thread.currentThread(), new FakeProbe())); // progress keyed by thread
         }
         try {
-            scheduler.apply(new ControlFile("klink", Map.of("r", "100"), runDir));
+            scheduler.apply(new RunControl("klink", Map.of("r", "100"), "run"));
             io.klink.scheduler.WindowProgress.report(500, 1000);
             scheduler.cycle(700);
             io.klink.scheduler.WindowProgress.report(1100, 1000);
@@ -190,7 +196,7 @@ class SchedulerTest {
             io.klink.scheduler.WindowProgress.report(io.klink.scheduler.TaskSnapshot.NO_WATERMARK,
                     io.klink.scheduler.TaskSnapshot.NO_DEADLINE);
         }
-        List<String> rows = Files.readAllLines(runDir.resolve("estimator.csv"));
+        List<String> rows = lines("run", "estimator.csv");
         assertEquals(Scheduler.ESTIMATOR_HEADER, rows.get(0));
         assertEquals(5, rows.size(), String.join("\n", rows));
         String[] seen = rows.get(1).split(",", -1);
@@ -203,12 +209,11 @@ class SchedulerTest {
     }
 
     @Test
-    void everyPolicyRunsACycleOnTheFramework(@TempDir Path runDir) {
+    void everyPolicyRunsACycleOnTheFramework() {
         addTasks(6);
         for (String name : io.klink.scheduler.policy.Policies.NAMES) {
             // strict: Klink would otherwise run everything at this light load (its work-conserving rule)
-            scheduler.apply(new ControlFile(name, Map.of("strict", "true"),
-                    name.equals("default") ? null : runDir.resolve(name)));
+            scheduler.apply(new RunControl(name, Map.of("strict", "true"), name.equals("default") ? null : name));
             for (int c = 0; c < 5; c++) {
                 for (FakeProbe p : probes) {
                     p.in += 100;
@@ -224,36 +229,7 @@ class SchedulerTest {
     }
 
     @Test
-    void controlFileIsPolledAppliedAndMalformedOnesFallBackToDefault(@TempDir Path statusDir) throws Exception {
-        addTasks(3);
-        SchedulerThread thread = new SchedulerThread(statusDir, scheduler);
-        thread.poll();
-        assertFalse(scheduler.active());
-        Path control = statusDir.resolve(ControlFile.FILE_NAME);
-        Path runDir = statusDir.resolve("run");
-        Files.writeString(control, "{\"policy\": \"rr\", \"params\": {\"r\": \"80\"}, \"run_dir\": \""
-                + runDir.toString().replace("\\", "\\\\") + "\"}");
-        thread.poll();
-        assertTrue(scheduler.active());
-        assertEquals(80, scheduler.cycleMs());
-        scheduler.cycle(5);
-        assertTrue(handles.stream().anyMatch(TaskHandle::isPauseRequested));
-
-        Files.delete(control);
-        Files.writeString(control, "{\"policy\": \"rr\", \"params\": ");
-        thread.poll();
-        assertFalse(scheduler.active(), "malformed control file -> default");
-        assertTrue(handles.stream().noneMatch(TaskHandle::isPauseRequested), "everything resumed");
-        thread.poll(); // unchanged file: stays default, no new log line
-        assertFalse(scheduler.active());
-
-        Files.delete(control);
-        thread.poll();
-        assertFalse(scheduler.active());
-    }
-
-    @Test
-    void priorityEnforcementDemotesTheTasksNotChosenInsteadOfPausingThem(@TempDir Path runDir) throws Exception {
+    void priorityEnforcementDemotesTheTasksNotChosenInsteadOfPausingThem() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Enforcement.priorityWorks(),
                 "this JVM ignores thread priorities (needs -XX:ThreadPriorityPolicy=1 and root)");
         List<Thread> threads = new ArrayList<>();
@@ -271,7 +247,7 @@ class SchedulerTest {
                     false, List.of()), t, new FakeProbe()));
         }
         try {
-            scheduler.apply(new ControlFile("rr", Map.of("C", "1", "enforce", "priority"), runDir));
+            scheduler.apply(new RunControl("rr", Map.of("C", "1", "enforce", "priority"), "run"));
             List<String> chosen = scheduler.cycle(1000);
             assertEquals(1, chosen.size());
             for (TaskHandle h : handles) {
@@ -287,10 +263,10 @@ class SchedulerTest {
     }
 
     @Test
-    void anUnknownEnforcementLeavesTheSchedulerOnDefault(@TempDir Path runDir) {
+    void anUnknownEnforcementLeavesTheSchedulerOnDefault() {
         addTasks(1);
         assertThrows(IllegalArgumentException.class,
-                () -> scheduler.apply(new ControlFile("rr", Map.of("enforce", "freeze"), runDir)));
+                () -> scheduler.apply(new RunControl("rr", Map.of("enforce", "freeze"), "run")));
         assertFalse(scheduler.active());
     }
 }

@@ -3,20 +3,18 @@ package io.klink.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.klink.scheduler.TaskInfo;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class TaskTotalsTest {
 
     /** Each fake task has its own (never started) thread, so that the fake CPU clock can tell them apart. */
     private final Map<Thread, Long> cpuNs = new HashMap<>();
     private final List<TaskHandle> registered = new ArrayList<>();
+    private final MemoryOutput out = new MemoryOutput();
 
     private TaskHandle task(String id, String vertex, int subtask, boolean source, boolean window) {
         Thread thread = new Thread(() -> { });
@@ -38,85 +36,70 @@ class TaskTotalsTest {
         cpuNs.merge(h.thread, cpu, Long::sum);
     }
 
-    private TaskTotals start(Path runDir) {
-        return new TaskTotals(runDir, List.copyOf(registered), t -> cpuNs.getOrDefault(t, -1L));
+    private TaskTotals start() {
+        return new TaskTotals(List.copyOf(registered), t -> cpuNs.getOrDefault(t, -1L));
     }
 
-    private static List<List<String>> rows(Path runDir) throws Exception {
-        List<String> lines = Files.readAllLines(runDir.resolve(TaskTotals.FILE_NAME));
+    private List<List<String>> rows() {
+        List<String> lines = out.lines(TaskTotals.FILE_NAME);
         assertEquals(TaskTotals.CSV_HEADER, lines.get(0));
         return lines.subList(1, lines.size()).stream().map(line -> List.of(line.split(",", -1))).toList();
     }
 
     @Test
-    void eachTaskGetsItsCountersFromTheRunsStartToItsEnd(@TempDir Path runDir) throws Exception {
+    void eachTaskGetsItsCountersFromTheRunsStartToItsEnd() {
         TaskHandle source = task("a", "Source: q07/source -> q07/markers -> q07/filter (1/1)#0", 0, true, false);
         TaskHandle window = task("b", "q07/window -> q07/output -> q07/metrics-sink", 1, false, true);
         advance(source, 1_000, 900, 5_000_000, 0); // before the run: not counted
         advance(window, 800, 10, 7_000_000, 64_000);
-        TaskTotals totals = start(runDir);
+        TaskTotals totals = start();
         advance(source, 200, 150, 1_000_000, 0);
         totals.observe(List.copyOf(registered));
         advance(window, 150, 3, 600_000, 12_000);
-        totals.finish(List.copyOf(registered));
+        totals.finish(List.copyOf(registered), out);
 
         assertEquals(List.of(
                 List.of("q07:src#0", "q07", "source", "source", "0", "200", "150", "1000000", "0"),
-                List.of("q07:win#1", "q07", "window", "window", "1", "150", "3", "600000", "12000")), rows(runDir));
+                List.of("q07:win#1", "q07", "window", "window", "1", "150", "3", "600000", "12000")), rows());
     }
 
     @Test
-    void aTaskRegisteredDuringTheRunCountsFromZero(@TempDir Path runDir) throws Exception {
-        TaskTotals totals = start(runDir);
+    void aTaskRegisteredDuringTheRunCountsFromZero() {
+        TaskTotals totals = start();
         TaskHandle late = task("c", "q02/join -> q02/output", 0, false, false);
         advance(late, 40, 20, 300_000, 4_000);
         totals.observe(List.copyOf(registered));
         advance(late, 10, 5, 100_000, 1_000);
-        totals.finish(List.copyOf(registered));
+        totals.finish(List.copyOf(registered), out);
 
         assertEquals(List.of(List.of("q02:op#0", "q02", "join", "op", "0", "50", "25", "400000", "5000")),
-                rows(runDir));
+                rows());
     }
 
     @Test
-    void aTaskThatEndedBeforeTheRunKeepsWhatTheLastLookSaw(@TempDir Path runDir) throws Exception {
+    void aTaskThatEndedBeforeTheRunKeepsWhatTheLastLookSaw() {
         TaskHandle ended = task("d", "q03/stats-window -> q03/stats-rows", 0, false, true);
-        TaskTotals totals = start(runDir);
+        TaskTotals totals = start();
         advance(ended, 30, 3, 200_000, 3_000);
         totals.observe(List.copyOf(registered));
         advance(ended, 5, 1, 0, 500);
         cpuNs.put(ended.thread, -1L); // the JVM has no CPU time for a thread that ended
         totals.observe(List.copyOf(registered)); // still registered when the thread was already gone
         registered.remove(ended);
-        totals.finish(List.copyOf(registered));
+        totals.finish(List.copyOf(registered), out);
 
         assertEquals(List.of(List.of("q03:win#0", "q03", "stats-window", "window", "0", "30", "3", "200000", "3000")),
-                rows(runDir));
+                rows());
     }
 
     @Test
-    void cpuIsMinusOneWhereTheJvmCannotMeasureIt(@TempDir Path runDir) throws Exception {
+    void cpuIsMinusOneWhereTheJvmCannotMeasureIt() {
         TaskHandle source = task("e", "Source: q01/source", 0, true, false);
-        TaskTotals totals = new TaskTotals(runDir, List.copyOf(registered), t -> -1L);
+        TaskTotals totals = new TaskTotals(List.copyOf(registered), t -> -1L);
         advance(source, 10, 10, 0, 0);
-        totals.finish(List.copyOf(registered));
+        totals.finish(List.copyOf(registered), out);
 
         assertEquals(List.of(List.of("q01:src#0", "q01", "source", "source", "0", "10", "10", "-1", "0")),
-                rows(runDir));
-    }
-
-    @Test
-    void theTaskManagersOfARunAppendToOneFileUnderOneHeader(@TempDir Path runDir) throws Exception {
-        TaskHandle first = task("f", "Source: q00/source", 0, true, false);
-        TaskTotals firstTaskManager = start(runDir);
-        registered.clear();
-        TaskHandle second = task("g", "q00/window", 0, false, true);
-        TaskTotals secondTaskManager = start(runDir);
-        advance(first, 1, 1, 1, 0);
-        advance(second, 2, 2, 2, 2);
-        firstTaskManager.finish(List.of(first));
-        secondTaskManager.finish(List.of(second));
-
-        assertEquals(List.of("q00:src#0", "q00:win#0"), rows(runDir).stream().map(row -> row.get(0)).toList());
+                rows());
     }
 }

@@ -1,7 +1,7 @@
 package io.klink.catalog;
 
 import io.klink.agent.AgentOptions;
-import io.klink.agent.ControlFile;
+import io.klink.agent.RunControl;
 import io.klink.agent.Enforcement;
 import io.klink.generator.DelayModels;
 import io.klink.generator.Gaps;
@@ -44,7 +44,7 @@ public final class Catalog {
         c.put("schedulerParameters", Policies.SCHEDULER_PARAMETERS);
         c.put("policyParameterDefaults", PolicyConfig.DEFAULTS);
         c.put("enforcements", Enforcement.NAMES);
-        c.put("controlFile", entry("keys", sorted(ControlFile.KEYS), "parameters", List.copyOf(ControlFile.PARAMETERS)));
+        c.put("runControl", entry("keys", sorted(RunControl.KEYS), "parameters", List.copyOf(RunControl.PARAMETERS)));
         c.put("agentOptions", sorted(AgentOptions.KEYS));
         c.put("samplers", Samplers.ALL.stream().map(s -> entry("name", s.name())).toList());
         c.put("delayKinds", DelayModels.KINDS.stream().map(Catalog::delayKind).toList());

@@ -1,7 +1,6 @@
 package io.klink.agent;
 
 import io.klink.scheduler.policy.PolicyConfig;
-import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
@@ -12,18 +11,17 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.Deseriali
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * The harness's per-run scheduler control, {@code <statusDir>/control.json}:
- * {@code {"policy": "klink", "params": {"r": "120"}, "run_dir": "/abs/results/run-id"}}.
+ * The harness's per-run scheduler control, as {@link HarnessChannel} fetches it from klinkctl:
+ * {@code {"policy": "klink", "params": {"r": "120"}, "run": "ysb-klink-20261126-140000"}}. The run names where
+ * the agent's rows go (klinkctl writes them into that run's directory).
  * Parameter values may be JSON strings, numbers or booleans; they reach the policy as strings. Unknown keys, at
  * the top or among the parameters, are refused by name: a misspelt parameter would otherwise run the default.
  * Parsed with the Jackson that flink-dist ships (shaded), which is on the TaskManager's classpath.
  */
-public record ControlFile(String policy, Map<String, String> params, Path runDir) {
+public record RunControl(String policy, Map<String, String> params, String run) {
 
-    public static final String FILE_NAME = "control.json";
-
-    /** The file's keys. */
-    public static final Set<String> KEYS = Set.of("policy", "params", "run_dir");
+    /** The control's keys. */
+    public static final Set<String> KEYS = Set.of("policy", "params", "run");
 
     /** Every parameter: the policies' and the scheduler's ({@link PolicyConfig}) and the enforcement. */
     public static final Set<String> PARAMETERS = parameters();
@@ -34,11 +32,14 @@ public record ControlFile(String policy, Map<String, String> params, Path runDir
         return Collections.unmodifiableSet(keys);
     }
 
-    /** No file: plain Flink. */
-    public static final ControlFile DEFAULT = new ControlFile("default", Map.of(), null);
+    /** No harness listening: plain Flink, no run. */
+    public static final RunControl DEFAULT = new RunControl("default", Map.of(), null);
 
-    public ControlFile {
+    public RunControl {
         params = Map.copyOf(params);
+        if (!"default".equals(policy) && (run == null || run.isBlank())) {
+            throw new IllegalArgumentException("policy " + policy + " needs \"run\"");
+        }
     }
 
     public boolean isDefault() {
@@ -46,20 +47,20 @@ public record ControlFile(String policy, Map<String, String> params, Path runDir
     }
 
     /** @throws IllegalArgumentException if the text is not such an object */
-    public static ControlFile parse(String json) {
+    public static RunControl parse(String json) {
         Object root;
         try {
             root = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(json, Object.class);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("control file is not valid JSON: " + e.getOriginalMessage());
+            throw new IllegalArgumentException("run control is not valid JSON: " + e.getOriginalMessage());
         }
         if (!(root instanceof Map<?, ?> map)) {
-            throw new IllegalArgumentException("control file must be a JSON object");
+            throw new IllegalArgumentException("run control must be a JSON object");
         }
         refuseUnknown(map.keySet(), KEYS, "key");
         Object policy = map.get("policy");
         if (!(policy instanceof String name) || name.isBlank()) {
-            throw new IllegalArgumentException("control file needs a string \"policy\"");
+            throw new IllegalArgumentException("run control needs a string \"policy\"");
         }
         Map<String, String> params = new LinkedHashMap<>();
         Object rawParams = map.get("params");
@@ -78,22 +79,18 @@ public record ControlFile(String policy, Map<String, String> params, Path runDir
                 }
             }
         }
-        Object runDir = map.get("run_dir");
-        if (runDir != null && !(runDir instanceof String)) {
-            throw new IllegalArgumentException("\"run_dir\" must be a string");
+        Object run = map.get("run");
+        if (run != null && !(run instanceof String)) {
+            throw new IllegalArgumentException("\"run\" must be a string");
         }
         String normalized = name.trim().toLowerCase(java.util.Locale.ROOT);
-        if (!normalized.equals("default") && (runDir == null || ((String) runDir).isBlank())) {
-            throw new IllegalArgumentException("policy " + normalized + " needs \"run_dir\"");
-        }
-        return new ControlFile(normalized, params,
-                runDir == null || ((String) runDir).isBlank() ? null : Path.of((String) runDir));
+        return new RunControl(normalized, params, run == null || ((String) run).isBlank() ? null : (String) run);
     }
 
     private static void refuseUnknown(Set<?> given, Set<String> known, String what) {
         for (Object key : given) {
             if (!known.contains(key)) {
-                throw new IllegalArgumentException("control file: unknown " + what + " '" + key + "'; known: " + known);
+                throw new IllegalArgumentException("run control: unknown " + what + " '" + key + "'; known: " + known);
             }
         }
     }

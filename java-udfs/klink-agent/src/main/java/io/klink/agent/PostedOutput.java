@@ -1,0 +1,62 @@
+package io.klink.agent;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A run's rows on their way to klinkctl: buffered per file, posted at every {@link #flush()} (once a second), so
+ * an interrupted run keeps every row older than a second. After a failed post the rows of this run are dropped
+ * and said so once: the harness is gone or no longer runs this run.
+ */
+final class PostedOutput implements RunOutput {
+
+    private record Pending(String header, List<String> rows) {}
+
+    private final HarnessChannel channel;
+    private final String run;
+    private final Map<String, Pending> pending = new LinkedHashMap<>();
+    private boolean broken;
+
+    PostedOutput(HarnessChannel channel, String run) {
+        this.channel = channel;
+        this.run = run;
+    }
+
+    @Override
+    public void append(String file, String header, String row) {
+        if (!broken) {
+            pending.computeIfAbsent(file, f -> new Pending(header, new ArrayList<>())).rows().add(row);
+        }
+    }
+
+    @Override
+    public void flush() {
+        for (Map.Entry<String, Pending> e : pending.entrySet()) {
+            Pending p = e.getValue();
+            if (!broken && !p.rows().isEmpty()) {
+                send("/rows", e.getKey(), p.header() + "\n" + String.join("\n", p.rows()) + "\n");
+            }
+            p.rows().clear();
+        }
+    }
+
+    @Override
+    public void close() {
+        flush();
+        if (!broken) {
+            send("/done", null, "");
+        }
+    }
+
+    private void send(String path, String file, String body) {
+        try {
+            channel.post(path, run, file, body);
+        } catch (IOException e) {
+            broken = true;
+            System.err.println("klink-scheduler: no more rows for run " + run + " (" + e.getMessage() + ")");
+        }
+    }
+}

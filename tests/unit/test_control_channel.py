@@ -1,0 +1,105 @@
+"""klinkctl.run.control_channel over real loopback HTTP, with requests shaped as the agent's HarnessChannel sends
+them (the agent's side against a real TaskManager: tests/integration/test_scheduler.py)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from klinkctl.errors import KlinkError
+from klinkctl.run import scheduler_control
+from klinkctl.run.control_channel import ControlChannel
+from klinkctl.stack.spec import StackSpec
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def spec(tmp_path: Path) -> StackSpec:
+    return StackSpec(state_dir=tmp_path / "state", control_port=_free_port())
+
+
+@pytest.fixture
+def channel(spec: StackSpec, tmp_path: Path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    opened = scheduler_control.activate(spec, "rr", {"r": 80}, "run-1", run_dir)
+    yield opened
+    opened.end(wait_s=0)
+
+
+def _call(spec: StackSpec, path: str, body: bytes | None = None, stack: str | None = None,
+          agent: str = "tm1:7", **query: str) -> tuple[int, str]:
+    params = "&".join(f"{k}={v}" for k, v in {"stack": stack or spec.stack_token, "agent": agent,
+                                              "version": "0.1.0", **query}.items())
+    request = urllib.request.Request(f"{spec.control_url}{path}?{params}", data=body,
+                                     method="GET" if body is None else "POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_an_agent_of_this_stack_gets_the_runs_control_and_another_stacks_is_refused(spec, channel):
+    status, text = _call(spec, "/control")
+    assert status == 200 and json.loads(text) == {"policy": "rr", "params": {"r": "80"}, "run": "run-1"}
+    status, text = _call(spec, "/control", stack="0123456789ab")
+    assert status == 409 and "another stack" in text
+
+
+def test_rows_of_every_taskmanager_land_under_one_header_and_only_in_the_runs_files(spec, channel):
+    _call(spec, "/control")
+    assert _call(spec, "/rows", b"time,policy\n1,rr\n2,rr\n", run="run-1", file="scheduler.csv")[0] == 200
+    assert _call(spec, "/rows", b"time,policy\n3,rr\n", agent="tm2:8", run="run-1", file="scheduler.csv")[0] == 200
+    assert (channel.run_dir / "scheduler.csv").read_text() == "time,policy\n1,rr\n2,rr\n3,rr\n"
+
+    assert _call(spec, "/rows", b"x\n1\n", run="run-1", file="../../etc/passwd")[0] == 400
+    assert _call(spec, "/rows", b"time\n4\n", run="run-1", file="scheduler.csv")[0] == 400  # another header
+    assert _call(spec, "/rows", b"time,policy\n4,rr\n", run="run-0", file="scheduler.csv")[0] == 409  # stale run
+    assert sorted(p.name for p in channel.run_dir.iterdir()) == ["scheduler.csv"]
+
+
+def test_the_end_serves_default_and_waits_for_every_agent_that_took_the_run(spec, channel):
+    _call(spec, "/control")
+    _call(spec, "/control", agent="tm2:8")
+    ended: list[str] = []
+    waiting = threading.Thread(target=lambda: ended.extend(channel.end(wait_s=10)))
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive(), "both agents still owe their last rows"
+    assert json.loads(_call(spec, "/control")[1]) == {"policy": "default"}
+    _call(spec, "/rows", b"task\nq00:src#0\n", run="run-1", file="tasks.csv")
+    _call(spec, "/done", b"", run="run-1")
+    _call(spec, "/done", b"", agent="tm2:8", run="run-1")
+    waiting.join(5)
+    assert not waiting.is_alive() and ended == []
+    assert json.loads((channel.run_dir / "agents.json").read_text()) == {
+        "tm1:7": {"version": "0.1.0", "took_run": True, "done": True},
+        "tm2:8": {"version": "0.1.0", "took_run": True, "done": True}}
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", spec.control_port), timeout=2)
+
+
+def test_an_agent_that_never_came_or_never_finished_is_reported(spec, tmp_path):
+    lonely = scheduler_control.activate(spec, "default", {}, "run-2", tmp_path)
+    with pytest.raises(RuntimeError, match="no TaskManager agent fetched the run's control"):
+        scheduler_control.deactivate(lonely)
+    silent = scheduler_control.activate(spec, "default", {}, "run-3", tmp_path)
+    _call(spec, "/control")
+    assert silent.end(wait_s=0.2) == ["agent tm1:7 sent no end of run within 0 s: some of its rows may be missing"]
+
+
+def test_a_port_already_taken_is_one_clear_error(spec, channel, tmp_path):
+    with pytest.raises(KlinkError, match=r"another klinkctl run holds it .* --control-port"):
+        ControlChannel(spec, scheduler_control.control("rr", {}, "run-9"), tmp_path)
