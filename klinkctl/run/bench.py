@@ -28,7 +28,8 @@ from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import RunSpec
-from klinkctl.stack import backends, scheduler_thread
+from klinkctl.run.stack_checks import check_stack
+from klinkctl.stack import scheduler_thread
 from klinkctl.stack.processes import pid_alive, taskmanagers_of
 from klinkctl.stack.spec import StackSpec
 from klinkctl import workloads
@@ -146,12 +147,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
               progress: Progress = no_progress, await_last_windows: bool = True) -> RunOutcome:
     """One run; ``await_last_windows=False`` (an unjudged warm-up run) cancels the job at the generator's end
     instead of waiting up to drain_cap_ms for the backlog's windows."""
-    if config.policy == os_priority.POLICY:
-        os_priority.check_usable(_backend_name(spec), stack_processes)
-    if config.workload == "rides" and config.combiner != "none" and (backend := _backend_name(spec)) != "local":
-        raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
-                         f"directory on this machine, so it needs the local backend, not {backend}")
-    late_state.check_run(config, lambda: _backend_name(spec), results_root)
+    check_stack(spec, config, stack_processes, results_root)
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))
@@ -183,7 +179,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             # which TaskManager runs which task: what a slowed TaskManager (--tm-quota) slows
             pd.DataFrame(flink_jobs.placement(spec, job_id)).to_csv(run_dir / "placement.csv", index=False)
             # default too: the agent then pauses nothing but records every task's totals (tasks.csv)
-            channel = scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(), run_id, run_dir)
+            channel = scheduler_control.activate(spec, config.agent_policy, config.scheduler_params(spec.taskmanagers),
+                                                 run_id, run_dir)
             if config.policy == os_priority.POLICY:
                 prioritiser = os_priority.OsPriority(spec, job_id, os_priority.taskmanager_pids(stack_processes),
                                                      run_dir, config.os_priority_period_ms)
@@ -371,11 +368,6 @@ def _stop_prioritiser(prioritiser: os_priority.OsPriority | None) -> None:
     prioritiser.stop()
     if prioritiser.restore_problems:
         raise RuntimeError("; ".join(prioritiser.restore_problems))
-
-
-def _backend_name(spec: StackSpec) -> str:
-    backend = backends.detect(spec.state_dir)
-    return backend.name if backend is not None else "none"
 
 
 def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:

@@ -6,6 +6,8 @@ TaskManagers run, as long as they can reach that address (docs/architecture.md, 
 
 - ``GET /control``: ``{"policy", "params", "run"}``; nobody listening, as between runs, means plain Flink.
 - ``POST /rows?run=&file=``: a batch of one of the run's files, its header first; appended to the run directory.
+- ``POST /snapshots?run=``: that agent's task snapshots (distributed Klink, io.klink.agent.ForwardedTasks); the
+  answer is every other agent's latest ones, relayed as they came.
 - ``POST /done?run=``: that agent has sent everything of the run.
 
 Every request names its stack (``stack``, StackSpec.stack_token): a stack's agents polling a port another stack's
@@ -58,6 +60,7 @@ class ControlChannel:
         self.run = control["run"]
         self.run_dir = Path(run_dir)
         self.agents: dict[str, Agent] = {}
+        self._snapshots: dict[str, str] = {}
         self._token = spec.stack_token
         self._control = json.dumps(control)
         self._ended = False
@@ -82,6 +85,9 @@ class ControlChannel:
             if (method, url.path) == ("POST", "/rows"):
                 self._append(query.get("file", ""), body.decode())
                 return ""
+            if (method, url.path) == ("POST", "/snapshots"):
+                self._snapshots[agent] = body.decode()
+                return "".join(text for other, text in self._snapshots.items() if other != agent)
             if (method, url.path) == ("POST", "/done"):
                 known.done = True
                 return ""

@@ -52,6 +52,11 @@ class SchedulerOptions(Section):
     fill_cycle: bool = option(AGENT_DEFAULTS["fill"], "Scheduler (klink): when the C least-slack pipelines hold less work than one "
                               "cycle's CPU, add further pipelines in slack order until they do (work-conserving; a "
                               "deviation, the paper runs C).", flag=True)
+    forwarding: bool = option(True, "Scheduler (several TaskManagers or simulated nodes): each one's scheduler also "
+                              "sees the parts of its queries on the others, forwarded every cycle, so a pipeline "
+                              "spanning them is ranked whole (distributed Klink, the paper's §4; bench: the agents "
+                              "exchange snapshots through klinkctl's control channel). --no-forwarding: each sees "
+                              "only its own tasks (standalone, as the paper ran HR and SBox).", flag=True)
     enforce: str = option("pause", "Scheduler: how tasks not chosen are held back: pause (suspend their input, the "
                           "paper's) or priority (keep running at nice 19: work-conserving; needs CAP_SYS_NICE).",
                           choices=ENFORCEMENTS)
@@ -64,8 +69,9 @@ class SchedulerOptions(Section):
         """What the TaskManagers' runtime scheduler runs: the policy, or `default` for one run from outside."""
         return "default" if self.policy in OUTSIDE_POLICIES else self.policy
 
-    def scheduler_params(self) -> dict[str, object]:
-        """The agent's parameter names (java-udfs: io.klink.scheduler.policy.PolicyConfig)."""
+    def scheduler_params(self, taskmanagers: int = 1) -> dict[str, object]:
+        """The agent's parameter names (java-udfs: io.klink.scheduler.policy.PolicyConfig, Enforcement,
+        ForwardedTasks) for a stack of `taskmanagers`."""
         params: dict[str, object] = {"r": self.cycle_ms, "h": self.history, "f": self.confidence,
                                      "b": self.memory_bound}
         if self.cores is not None:
@@ -78,6 +84,8 @@ class SchedulerOptions(Section):
             params["age"] = self.aging
         if self.enforce != "pause":
             params["enforce"] = self.enforce
+        if self.forwarding and taskmanagers > 1:
+            params["forward"] = "true"
         return params
 
 

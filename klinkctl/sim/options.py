@@ -6,18 +6,11 @@ from __future__ import annotations
 from klinkctl.options import Section, option
 
 QUEUE_MODES = ("credit", "heap")
-PLACEMENTS = ("query", "split")
 
 
 class SimOptions(Section):
     nodes: int = option(1, "(simulate) TaskManagers (nodes); queries are spread over them round robin, each "
                            "pipeline on one node.", gt=0)
-    placement: str = option("query", "(simulate) query: each query's pipeline on one node; split: its source on its "
-                                     "node, the rest of its pipeline on the next node (pipelines span nodes, each "
-                                     "node receives from one other; needs --nodes 2 or more).", choices=PLACEMENTS)
-    forwarding: bool = option(True, "(simulate) Each node's scheduler also sees the parts of its queries on other "
-                                    "nodes, forwarded every cycle (distributed Klink, paper §4); off: each node "
-                                    "sees only its own tasks (standalone, as the paper ran HR and SBox).", flag=True)
     node_cpu: float = option(1.0, "(simulate) CPU of each node's TaskManager in cores; a fraction models a CPU quota "
                                   "(e.g. 0.25 for `klinkctl up --tm-cpu-quota 0.25`).", gt=0)
     background_cpu: float = option(0.355, "(simulate) Share of each node's CPU that threads other than the tasks use "

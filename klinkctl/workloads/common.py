@@ -70,6 +70,7 @@ def job_config(plan_: Plan, config: RunSpec, bootstrap: str, builder: str, **wor
         "watermarkIntervalMs": config.watermark_interval_ms,
         "sampler": config.sampler_settings(),
         "recordResults": config.measures_accuracy,
+        "placement": config.placement,
         "queries": [{"id": q.id, "topic": q.topic, "windowOffsetMs": q.window_offset_ms} for q in plan_.queries],
     }
 

@@ -17,6 +17,8 @@ WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slid
                                                 "kmeans": {"window_ms": 3000},
                                                 "rides": {"window_ms": 2000},
                                                 "average": {"window_ms": 1000}}
+#: Where a query's tasks run (JobOptions.placement).
+PLACEMENTS = ("query", "split")
 #: Workloads measured per record (no windows), with a tail-latency technique between their stages.
 RECORD_WORKLOADS = ("exclamation",)
 
@@ -32,6 +34,12 @@ class JobOptions(Section):
     marker_interval_ms: int = option(200, "Blocking latency marker period per source; 0 = no markers (to "
                                      "measure their overhead).", duration=True, ge=0)
     watermark_interval_ms: int = option(200, "How often sources emit watermarks.", duration=True, gt=0)
+    placement: str = option("query", "query: each query's pipeline together (one slot); split: pipelines span "
+                            "TaskManagers, each receiving from one other, as distributed Klink (§4) assumes — bench: "
+                            "the sources on one TaskManager, the windows and what follows on another (needs "
+                            "`up --taskmanagers 2`); simulate: a query's source on its node, the rest on the next "
+                            "(needs --nodes 2 or more).", choices=PLACEMENTS,
+                            workloads=("ysb", "nyt", "lrb", "kmeans", "rides"))
     accuracy: bool = option(False, "Write error.csv: each window's relative error against exact results computed "
                             "from the generated events (always on with a sampler; ysb, nyt, kmeans).", flag=True)
 

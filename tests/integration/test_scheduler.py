@@ -27,7 +27,7 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
 
     cycles = pd.read_csv(run_dir / "scheduler.csv")
     assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why",
-                                    "memory_used", "cycle_cpu_ns", "gc_ms"]
+                                    "memory_used", "cycle_cpu_ns", "gc_ms", "remote_tasks"]
     assert (cycles["gc_ms"] >= 0).all() and cycles["gc_ms"].iloc[0] == 0  # collection time since the last cycle
     assert cycles["memory_used"].between(0, 1).all() and (cycles["memory_used"] > 0).any()  # live heap after GC
     busy_cpu = cycles.loc[cycles["tasks"] > 0, "cycle_cpu_ns"]  # the scheduler thread's own CPU, within the cycle
@@ -80,6 +80,26 @@ def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firi
     assert set(nices.values()) == {-20 if os.geteuid() == 0 else 0}
     latency = pd.read_csv(run_dir / "latency.csv")
     assert set(latency["query"]) == {"q00", "q01"}
+
+
+def test_klink_on_pipelines_spanning_both_taskmanagers_sees_the_other_ones_part_of_each(running_stack, tmp_path):
+    result = running_stack("bench", "ysb", "--results", str(tmp_path), "--queries", "2", "--rate", "500",
+                           "--duration", "14s", "--warmup", "4s", "--window", "2s", "--policy", "klink", "--cores", "1",
+                           "--strict-slack", "--placement", "split")
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = tmp_path.iterdir()
+    tasks = pd.read_csv(run_dir / "placement.csv")
+    sources = set(tasks.loc[tasks["vertex"].str.contains("source"), "taskmanager"])
+    windows = set(tasks.loc[tasks["vertex"].str.contains("window"), "taskmanager"])
+    assert len(sources) == len(windows) == 1 and sources != windows  # every pipeline spans both TaskManagers
+
+    cycles = pd.read_csv(run_dir / "scheduler.csv")
+    busy = cycles[cycles["tasks"] > 0]
+    # each TaskManager's scheduler saw the other's two tasks (a window or a source per query) in most cycles
+    assert busy["remote_tasks"].max() == 2 and (busy["remote_tasks"] == 2).mean() > 0.5
+    slacks = busy["why"].dropna()
+    assert slacks.str.contains(r"q00=-?\d", regex=True).any() and slacks.str.contains(r"q01=-?\d", regex=True).any()
+    assert set(pd.read_csv(run_dir / "latency.csv")["query"]) == {"q00", "q01"}
 
 
 def _task_thread_nices(state_dir) -> dict[str, int]:

@@ -4,7 +4,7 @@ import pytest
 
 from klinkctl import privileges
 from klinkctl.errors import KlinkError
-from klinkctl.run import bench, os_priority
+from klinkctl.run import bench, os_priority, stack_checks
 from klinkctl.run.config import RunSpec, resolve
 from klinkctl.run.os_priority import (INPUT_QUEUE_METRIC, backlog_metric, check_usable, comm_of_task, map_threads,
                                       nice_by_score, scores)
@@ -121,7 +121,7 @@ def test_a_run_on_another_backend_is_refused_before_its_run_directory_exists(mon
     class Compose:
         name = "compose"
 
-    monkeypatch.setattr(bench.backends, "detect", lambda state_dir: Compose())
+    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: Compose())
     spec = type("Spec", (), {"state_dir": tmp_path / "state"})()
     with pytest.raises(KlinkError, match="needs the local backend, not compose"):
         bench.run_bench(spec, RunSpec(policy="os-priority"), tmp_path / "results", {"taskmanager-1": 1})

@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@code GET /control}: the run's {@link RunControl}; nobody listening means plain Flink.</li>
  *   <li>{@code POST /rows?run=&file=}: a batch of one file's rows, its header first.</li>
+ *   <li>{@code POST /snapshots?run=}: this TaskManager's task snapshots; the answer is the others'
+ *       ({@link ForwardedTasks}, distributed Klink).</li>
  *   <li>{@code POST /done?run=}: this TaskManager sent everything of that run.</li>
  * </ul>
  * Every request names the stack (a stack's agents must never obey another stack's harness on the same port), the
@@ -58,8 +60,8 @@ public final class HarnessChannel {
         return new PostedOutput(this, run);
     }
 
-    /** Posts to the run's {@code path}, for one of its files or (file null) the whole run. */
-    void post(String path, String run, String file, String body) throws IOException {
+    /** Posts to the run's {@code path}, for one of its files or (file null) the whole run; returns the answer. */
+    String post(String path, String run, String file, String body) throws IOException {
         Map<String, String> query = new LinkedHashMap<>();
         query.put("run", run);
         if (file != null) {
@@ -73,7 +75,7 @@ public final class HarnessChannel {
             try (OutputStream out = http.getOutputStream()) {
                 out.write(bytes);
             }
-            read(http);
+            return read(http);
         } finally {
             http.disconnect();
         }

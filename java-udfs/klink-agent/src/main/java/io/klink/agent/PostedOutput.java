@@ -19,6 +19,8 @@ final class PostedOutput implements RunOutput {
     private final String run;
     private final Map<String, Pending> pending = new LinkedHashMap<>();
     private boolean broken;
+    /** A failed exchange is said once; the next cycle tries again. */
+    private boolean exchangeFailed;
 
     PostedOutput(HarnessChannel channel, String run) {
         this.channel = channel;
@@ -40,6 +42,19 @@ final class PostedOutput implements RunOutput {
                 send("/rows", e.getKey(), p.header() + "\n" + String.join("\n", p.rows()) + "\n");
             }
             p.rows().clear();
+        }
+    }
+
+    @Override
+    public String exchange(String snapshots) {
+        try {
+            return channel.post("/snapshots", run, null, snapshots);
+        } catch (IOException e) {
+            if (!exchangeFailed) {
+                exchangeFailed = true;
+                System.err.println("klink-scheduler: no forwarded tasks for run " + run + " (" + e.getMessage() + ")");
+            }
+            return "";
         }
     }
 

@@ -23,12 +23,13 @@ public record RunControl(String policy, Map<String, String> params, String run) 
     /** The control's keys. */
     public static final Set<String> KEYS = Set.of("policy", "params", "run");
 
-    /** Every parameter: the policies' and the scheduler's ({@link PolicyConfig}) and the enforcement. */
+    /** Every parameter: the policies' and the scheduler's ({@link PolicyConfig}), the enforcement, forwarding. */
     public static final Set<String> PARAMETERS = parameters();
 
     private static Set<String> parameters() {
         Set<String> keys = new LinkedHashSet<>(PolicyConfig.DEFAULTS.keySet());
         keys.add(Enforcement.PARAMETER);
+        keys.add(ForwardedTasks.PARAMETER);
         return Collections.unmodifiableSet(keys);
     }
 

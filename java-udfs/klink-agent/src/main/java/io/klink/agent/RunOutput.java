@@ -12,6 +12,12 @@ public interface RunOutput {
     /** Hands the rows added since the last flush on (SchedulerThread: once a second). */
     void flush();
 
+    /**
+     * Sends this TaskManager's task snapshots ({@link ForwardedTasks#encode}) and returns the other TaskManagers'
+     * latest ones of the run; "" when there are none or the exchange failed.
+     */
+    String exchange(String snapshots);
+
     /** The run is over for this TaskManager: flushes, then says so, so the harness stops waiting for rows. */
     void close();
 }

@@ -32,7 +32,8 @@ import java.util.function.ToLongFunction;
  */
 public final class Scheduler {
 
-    public static final String CSV_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms";
+    public static final String CSV_HEADER =
+            "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms,remote_tasks";
     public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
@@ -49,6 +50,8 @@ public final class Scheduler {
     private long cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
     private int maxRunning;
     private Enforcement enforcement = Enforcement.PAUSE;
+    /** Distributed Klink: exchange task snapshots with the other TaskManagers every cycle ({@link ForwardedTasks}). */
+    private boolean forward;
     /** Where the run's rows go; null without a run. */
     private RunOutput output;
     /** The run's per-task totals (tasks.csv), for every policy; null without a run. */
@@ -128,6 +131,7 @@ public final class Scheduler {
         }
         policy = p;
         enforcement = e;
+        forward = Boolean.parseBoolean(next.params().get(ForwardedTasks.PARAMETER));
         control = next;
         cycleMs = config.cycleMs();
         maxRunning = next.params().containsKey("C") ? config.cores() : defaultCores;
@@ -191,6 +195,7 @@ public final class Scheduler {
         }
         policy = null;
         enforcement = Enforcement.PAUSE;
+        forward = false;
         control = RunControl.DEFAULT;
         cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
         maxRunning = defaultCores;
@@ -226,8 +231,10 @@ public final class Scheduler {
         }
         maxReporting = Math.max(maxReporting, reporting);
         double memoryUsed = memoryUsedFraction();
-        SchedulerState state = SchedulerState.of(nowMs, cycleMs, infos, snaps, memoryUsed);
-        List<String> chosen = policy.choose(state, maxRunning);
+        Set<String> remote = forward ? addForwarded(infos, snaps) : Set.of();
+        SchedulerState state = SchedulerState.of(nowMs, cycleMs, infos, snaps, memoryUsed, remote);
+        // a pipeline spanning TaskManagers is chosen whole; this TaskManager runs its own part of it
+        List<String> chosen = policy.choose(state, maxRunning).stream().filter(id -> !remote.contains(id)).toList();
         Set<String> run = new HashSet<>(chosen);
         int running = 0;
         int paused = 0;
@@ -257,7 +264,7 @@ public final class Scheduler {
         output.append("scheduler.csv", CSV_HEADER, nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
-                memoryUsed) + "," + cycleCpuNs + "," + gcMs);
+                memoryUsed) + "," + cycleCpuNs + "," + gcMs + "," + remote.size());
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
@@ -359,6 +366,24 @@ public final class Scheduler {
         long since = lastGcMs < 0 ? 0 : total - lastGcMs;
         lastGcMs = total;
         return since;
+    }
+
+    /** Sends this TaskManager's tasks, adds the other TaskManagers' tasks of its queries; returns their ids. */
+    private Set<String> addForwarded(List<TaskInfo> infos, List<TaskSnapshot> snaps) {
+        Set<String> localIds = new HashSet<>();
+        Set<String> queries = new HashSet<>();
+        for (TaskInfo info : infos) {
+            localIds.add(info.taskId());
+            queries.add(info.queryId());
+        }
+        String others = output.exchange(ForwardedTasks.encode(infos, snaps));
+        Set<String> remote = new HashSet<>();
+        for (ForwardedTasks.Remote r : ForwardedTasks.decode(others, queries, localIds)) {
+            infos.add(r.info());
+            snaps.add(r.snapshot());
+            remote.add(r.info().taskId());
+        }
+        return remote;
     }
 
     private void writeEstimatorRows(List<EstimatorRecord> records, double confidence) {

@@ -10,6 +10,9 @@ final class MemoryOutput implements RunOutput {
 
     final Map<String, List<String>> files = new LinkedHashMap<>();
     int flushes;
+    /** What {@link #exchange} answers: the other TaskManagers' snapshots; what it was sent, in order. */
+    String forwarded = "";
+    final List<String> sent = new ArrayList<>();
     boolean closed;
 
     @Override
@@ -20,6 +23,12 @@ final class MemoryOutput implements RunOutput {
     @Override
     public void flush() {
         flushes++;
+    }
+
+    @Override
+    public String exchange(String snapshots) {
+        sent.add(snapshots);
+        return forwarded;
     }
 
     @Override

@@ -229,6 +229,31 @@ class SchedulerTest {
     }
 
     @Test
+    void withForwardingTheOtherTaskManagersTasksOfItsQueriesJoinTheCycleButOnlyLocalOnesAreChosen() {
+        handles.add(new TaskHandle(new TaskInfo("src", "q00", "Source: q00/source", 0, -1, true, false, false,
+                List.of()), Thread.currentThread(), new FakeProbe()));
+        TaskInfo remoteWindow = new TaskInfo("win", "q00", "q00/window", 0, -1, false, true, false, List.of());
+        TaskInfo otherQuery = new TaskInfo("w1", "q01", "q01/window", 0, -1, false, true, false, List.of());
+        scheduler.apply(new RunControl("klink", Map.of("C", "1", "strict", "true", "forward", "true"), "run"));
+        runs.get("run").forwarded = ForwardedTasks.encode(List.of(remoteWindow, otherQuery),
+                List.of(io.klink.scheduler.TaskSnapshot.idle("win"), io.klink.scheduler.TaskSnapshot.idle("w1")));
+        assertEquals(List.of("src"), scheduler.cycle(1000));
+        assertTrue(runs.get("run").sent.get(0).startsWith("src\tq00\t"), runs.get("run").sent.toString());
+        String[] row = lines("run", "scheduler.csv").get(1).split(",", -1);
+        assertEquals("1", row[2]); // tasks: this TaskManager's
+        assertEquals("1", row[row.length - 1]); // remote_tasks: q00's window, not q01's
+    }
+
+    @Test
+    void withoutForwardingNothingIsExchanged() {
+        addTasks(2);
+        scheduler.apply(new RunControl("klink", Map.of("C", "1"), "run"));
+        scheduler.cycle(1000);
+        assertTrue(runs.get("run").sent.isEmpty());
+        assertTrue(lines("run", "scheduler.csv").get(1).endsWith(",0"));
+    }
+
+    @Test
     void priorityEnforcementDemotesTheTasksNotChosenInsteadOfPausingThem() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Enforcement.priorityWorks(),
                 "this JVM ignores thread priorities (needs -XX:ThreadPriorityPolicy=1 and root)");

@@ -27,6 +27,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -43,11 +44,16 @@ public final class QueryPipelines {
 
     /**
      * What every workload's job config has (see klinkctl/workloads/common.py); {@code sampler} null = none,
-     * {@code recordResults}: every key's window result becomes a metric row (to measure accuracy).
+     * {@code recordResults}: every key's window result becomes a metric row (to measure accuracy);
+     * {@code placement}: {@value #SPLIT} puts every window (and what follows it) in the slot-sharing group
+     * {@value #WINDOWS_GROUP}, apart from the sources, so that on two TaskManagers each pipeline spans both.
      */
     public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
                       long markerIntervalMs, long watermarkIntervalMs, Sampler sampler, boolean recordResults,
-                      List<Query> queries) {}
+                      String placement, List<Query> queries) {}
+
+    public static final String SPLIT = "split";
+    public static final String WINDOWS_GROUP = "windows";
 
     /** One query: its id (the operator-name prefix), its input topic and its window offset. */
     public record Query(String id, String topic, long windowOffsetMs) {}
@@ -159,8 +165,11 @@ public final class QueryPipelines {
     public static void windowToMetrics(DataStream<Envelope> in, Run run, String queryId, String windowName,
                                        InstrumentedWindowOperator window) {
         String q = queryId + "/";
-        in.transform(q + windowName, ENVELOPES, window)
-                .startNewChain()
+        SingleOutputStreamOperator<Envelope> windowed = in.transform(q + windowName, ENVELOPES, window);
+        if (SPLIT.equals(run.placement())) {
+            windowed.slotSharingGroup(WINDOWS_GROUP);  // the operators after it inherit the group
+        }
+        windowed.startNewChain()
                 .transform(q + "output", Types.STRING, new LatencyRecorder(queryId, run.recordResults()))
                 .sinkTo(metricsSink(run)).name(q + "metrics-sink");
     }

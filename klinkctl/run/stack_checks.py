@@ -1,0 +1,28 @@
+"""What a run needs of its stack, checked before anything starts (one line each, naming what to change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from klinkctl.errors import KlinkError
+from klinkctl.run import late_state, os_priority
+from klinkctl.run.config import RunSpec
+from klinkctl.stack import backends
+from klinkctl.stack.spec import StackSpec
+
+
+def check_stack(spec: StackSpec, config: RunSpec, stack_processes: dict[str, int], results_root: Path) -> None:
+    if config.policy == os_priority.POLICY:
+        os_priority.check_usable(backend_name(spec), stack_processes)
+    if config.workload == "rides" and config.combiner != "none" and (backend := backend_name(spec)) != "local":
+        raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
+                         f"directory on this machine, so it needs the local backend, not {backend}")
+    if config.placement == "split" and spec.taskmanagers < 2:
+        raise KlinkError(f"--placement split puts the sources on one TaskManager and the windows on another, and "
+                         f"this stack has {spec.taskmanagers}: klinkctl up --taskmanagers 2")
+    late_state.check_run(config, lambda: backend_name(spec), results_root)
+
+
+def backend_name(spec: StackSpec) -> str:
+    backend = backends.detect(spec.state_dir)
+    return backend.name if backend is not None else "none"

@@ -1,0 +1,22 @@
+"""klinkctl.run.stack_checks: what a run needs of its stack, refused in one line before anything starts."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from klinkctl.errors import KlinkError
+from klinkctl.run import stack_checks
+from klinkctl.run.config import resolve
+
+
+def test_split_placement_needs_two_taskmanagers_and_a_workload_that_has_windows(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: SimpleNamespace(name="local"))
+    split = resolve(None, {"placement": "split"})
+    one = SimpleNamespace(state_dir=tmp_path, taskmanagers=1)
+    with pytest.raises(KlinkError, match=r"^--placement split .* this stack has 1: klinkctl up --taskmanagers 2$"):
+        stack_checks.check_stack(one, split, {}, tmp_path / "results")
+    stack_checks.check_stack(SimpleNamespace(state_dir=tmp_path, taskmanagers=2), split, {}, tmp_path / "results")
+    with pytest.raises(KlinkError, match="placement"):
+        resolve(None, {"placement": "split", "workload": "exclamation"})
