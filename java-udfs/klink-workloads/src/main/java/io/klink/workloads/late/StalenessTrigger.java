@@ -32,6 +32,8 @@ public final class StalenessTrigger {
     /** Balancing stops when std / mean of the intervals' staleness is below this. */
     public static final double BALANCED = 1e-4;
     public static final int MAX_SWEEPS = 20_000;
+    /** Staleness within a bound's relative rounding error counts as within it (1/k² is not exact in doubles). */
+    public static final double TOLERANCE = 1e-9;
     private static final int BISECTIONS = 60;
 
     /** Execution times (fractions of T, the last 1) and the balancing sweeps it took (0 if none). */
@@ -55,6 +57,10 @@ public final class StalenessTrigger {
         }
     }
 
+    public static boolean within(double staleness, double bound) {
+        return staleness <= bound * (1 + TOLERANCE);
+    }
+
     /** The staleness of each interval (e_{i-1}, e_i], e_0 = 0. */
     public static double[] stalenessValues(LateArrivals f, double[] times) {
         double[] st = new double[times.length];
@@ -75,7 +81,7 @@ public final class StalenessTrigger {
         checkBound(bound);
         List<Double> times = new ArrayList<>();
         double a = 0;
-        while (f.staleness(a, 1) > bound) {
+        while (!within(f.staleness(a, 1), bound)) {
             double from = a;
             a = solve(x -> f.staleness(from, x) - bound, a, 1);
             if (a <= from) {
