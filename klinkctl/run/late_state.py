@@ -1,7 +1,7 @@
 """Late-event window state in a run (docs/late-state.md): the
 sampler of TaskManager heap, GC time and AION's p-bucket bytes (late-state.csv), and at the end the p-buckets'
 deletion and late-state.json: each window's final result against the exact recomputation, late events accepted
-and dropped, heap and disk."""
+and dropped, heap and disk, and AION's executions and staleness per window."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time
 DROPPED, AION = "#dropped", "#aion"
 AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
                  "re_executions", "m_bucket_events"]
+#: AION's report of each window at its cleanup (io.klink.workloads.late.LateResults.STALENESS_FIELDS).
+STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness"]
 
 
 #: AION's p-buckets need at least this much free space where the run directory is, or the run is refused.
@@ -132,6 +134,29 @@ def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
             "aion": counters}
 
 
+def staleness(results: pd.DataFrame, bound: float) -> dict[str, Any]:
+    """AION's windows at cleanup: per window its late re-executions, the executions its staleness trigger planned
+    (0: watermark trigger), its late events and its measured maximum staleness t·n/(T·N); over the windows with
+    late events the mean and largest of both, and the share within the bound. Empty for Flink's windows."""
+    import pandas as pd
+    from klinkctl.results.accuracy import result_fields
+    rows = results[results["key"] == STALENESS]
+    if rows.empty:
+        return {}
+    table = pd.DataFrame(result_fields(rows)[:, :len(STALENESS_FIELDS)], columns=STALENESS_FIELDS)
+    table.insert(0, "window_end", rows["window_end"].to_numpy())
+    table.insert(0, "query", rows["query"].to_numpy())
+    late = table[table["late_events"] > 0]
+    summary = {"bound": bound, "windows": int(len(table)), "windows_with_late_events": int(len(late))}
+    if len(late):
+        summary.update(executions_mean=float(late["executions"].mean()), executions_max=int(late["executions"].max()),
+                       max_staleness_mean=float(late["max_staleness"].mean()),
+                       max_staleness_max=float(late["max_staleness"].max()),
+                       within_bound=float((late["max_staleness"] <= bound * (1 + 1e-9)).mean()))
+    return {**summary, "per_window": table.astype({c: int for c in ("window_end", "executions", "planned",
+                                                                     "late_events")}).to_dict("records")}
+
+
 def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
     """Stops the sampler, deletes the p-buckets, writes late-state.json (summary.json's late_state); returns the
     problems, one line each."""
@@ -140,7 +165,8 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
     from klinkctl.workloads.average import P_BUCKETS
     if config.workload != "average":
         return []
-    problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms}
+    problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms,
+                            "late_trigger": config.late_trigger}
     if sampler is not None:
         sampler.stop()
         report["max_p_bucket_bytes"] = sampler.max_p_bucket_bytes
@@ -153,7 +179,9 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
             used = heap["heap_used_bytes"].dropna().astype(float)
             report["heap_used_bytes"] = {"median": float(used.median()), "max": float(used.max())}
         text = {"dtype": {"key": str}}
-        report.update(verdict(read_table(run_dir / "results.csv", **text), read_table(run_dir / "exact.csv", **text)))
+        results = read_table(run_dir / "results.csv", **text)
+        report.update(verdict(results, read_table(run_dir / "exact.csv", **text)),
+                      staleness=staleness(results, config.staleness_bound))
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")
     write_json(run_dir / "late-state.json", report)

@@ -1,7 +1,8 @@
 """The average workload with late events on the real stack (docs/late-state.md): AION's buckets and Flink's heap
 window state each give, for every window whose events no watermark can have dropped, a final result (after the
-re-executions for late events) equal to the exact recomputation from the input topic; AION destages to its
-p-buckets on disk, which are gone after the run. The bucket logic itself is tested in Java (AionWindowsTest)."""
+re-executions for late events, here on §3.4's staleness trigger) equal to the exact recomputation from the input
+topic; AION destages to its p-buckets on disk, which are gone after the run, and reports each window's executions
+and staleness. The bucket logic itself is tested in Java (AionWindowsTest)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ SHORT_RUN = ("--rate", "2000", "--duration", "5s", "--warmup", "1s", "--window",
              "--rho-min", "0.1")
 
 
-def run(stack, results, late_state: str):
-    result = stack("bench", "average", "--results", str(results), *SHORT_RUN, "--late-state", late_state,
+def run(stack, results, late_state: str, *extra: str):
+    result = stack("bench", "average", "--results", str(results), *SHORT_RUN, "--late-state", late_state, *extra,
                    timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     (run_dir,) = results.iterdir()
@@ -49,7 +50,8 @@ def final_results_equal_the_exact_ones(run_dir) -> int:
 
 
 def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_disk(running_stack, tmp_path):
-    run_dir, report = run(running_stack, tmp_path / "aion", "aion")
+    run_dir, report = run(running_stack, tmp_path / "aion", "aion", "--late-trigger", "staleness",
+                          "--staleness-bound", "0.05")
     windows = final_results_equal_the_exact_ones(run_dir)
     assert windows >= 5 and report["all_checked_equal"] and report["windows_checked"] == windows
     assert report["late_accepted"] > 20 and report["aion"]["re_executions"] > 0
@@ -57,8 +59,15 @@ def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_d
     assert not (run_dir / "p-buckets").exists()
     heap = pd.read_csv(run_dir / "late-state.csv")
     assert len(heap) >= 5 and (heap["heap_used_bytes"] > 0).all()
+    # §3.4's trigger: every window cleaned up reports its executions (at most the planned ones: each consumes a
+    # planned age, the last at cleanup) and its staleness; the final execution at cleanup kept the results exact
+    staleness = report["staleness"]
+    assert staleness["windows"] >= windows and staleness["executions_max"] >= 1
+    assert all(0 <= w["executions"] <= w["planned"] and w["planned"] >= 1 for w in staleness["per_window"])
+    assert all(0 <= w["max_staleness"] <= 1 for w in staleness["per_window"])
 
     run_dir, report = run(running_stack, tmp_path / "heap", "flink-heap")
     windows = final_results_equal_the_exact_ones(run_dir)
     assert windows >= 5 and report["all_checked_equal"]
     assert report["late_accepted"] > 20 and report["aion"] == {} and report["max_p_bucket_bytes"] == 0
+    assert report["staleness"] == {}

@@ -22,24 +22,41 @@ import java.util.concurrent.ExecutionException;
  *   <li>A late event (watermark past the end, before end + L) is written to the p-bucket (§3.2: "subsequent
  *       arriving (late) events for w are written directly to the p-bucket") and the window is marked for
  *       re-execution; a later one is dropped (Flink's rule: dropped once end − 1 + L ≤ watermark).
- *   <li>Re-execution (low priority, §3.2: on the next watermark or re-execution tick, not per late event): the
- *       p-bucket is staged back at the highest I/O priority, the whole window recomputed over bootstrap + staged
- *       events (the generic, non-incremental case of §2), and the staged events freed.
- *   <li>Cleanup at end − 1 + L ≤ watermark: the p-bucket is deleted (a fixed bound, not §3.4's predictive one).
+ *   <li>Re-execution (low priority, §3.2: on a watermark or re-execution tick, not per late event; which ones
+ *       {@link LateExecutions} decides: every tick, or §3.4's staleness trigger): the p-bucket is staged back at
+ *       the highest I/O priority, the whole window recomputed over bootstrap + staged events (the generic,
+ *       non-incremental case of §2), and the staged events freed.
+ *   <li>Cleanup at end − 1 + L ≤ watermark: a window with new events executes a last time, reports its staleness
+ *       ({@link #drainReports}), and its p-bucket is deleted (a fixed bound, not §3.4's predictive one).
  * </ul>
  */
 public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
-    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin)
-            implements java.io.Serializable {
+    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
+                           String lateTrigger, double stalenessBound) implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)) {
                 throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
                         + ">= 1 event and 0 <= rho_min <= 1; got " + this);
             }
+            new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
+        }
+
+        /** Re-execution on every watermark or tick. */
+        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin) {
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1);
+        }
+
+        /** The same at another window offset. */
+        public Settings at(long offset) {
+            return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
+                    stalenessBound);
         }
     }
+
+    /** Every {@code --late-trigger} (klink-catalog publishes them). */
+    public static final List<String> LATE_TRIGGERS = LateExecutions.TRIGGERS;
 
     /** One key's result of one execution of a window (execution 1 is the on-time one, unless all was late). */
     public record Result(long windowEnd, String key, double sum, long count, int execution, long lateAccepted) {}
@@ -55,11 +72,14 @@ public final class AionWindows implements AutoCloseable {
         boolean dirty;
         int executions;
         final Map<String, Long> lateByKey = new HashMap<>();
+        final LateExecutions.Window staleness = new LateExecutions.Window();
     }
 
     private final Settings settings;
     private final PBuckets store;
     private final IoScheduler io;
+    private final LateExecutions executions;
+    private final List<LateExecutions.Report> reports = new ArrayList<>();
     private final TreeMap<Long, Window> windows = new TreeMap<>();
     private long watermark = Long.MIN_VALUE;
     private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
@@ -68,6 +88,8 @@ public final class AionWindows implements AutoCloseable {
         this.settings = settings;
         this.store = store;
         this.io = io;
+        this.executions = new LateExecutions(settings.lateTrigger(), settings.stalenessBound(),
+                settings.allowedLatenessMs());
     }
 
     public long windowEnd(long timestamp) {
@@ -95,6 +117,7 @@ public final class AionWindows implements AutoCloseable {
             w.expired = true;
             w.dirty = true;
             w.lateByKey.merge(event.key(), 1L, Long::sum);
+            executions.late(w.staleness, age(end));
             lateAccepted++;
             lateWrites++;
             write(end, w, List.of(event), Priority.LATE_WRITE);
@@ -130,6 +153,7 @@ public final class AionWindows implements AutoCloseable {
         for (Map.Entry<Long, Window> e : List.copyOf(windows.entrySet())) {
             long end = e.getKey();
             if (pastCleanup(end)) {
+                reports.add(executions.cleanedUp(end, e.getValue().staleness));
                 windows.remove(end);
                 io.submit(end, Priority.DESTAGE, () -> {
                     store.delete(end);
@@ -146,8 +170,8 @@ public final class AionWindows implements AutoCloseable {
      * events are in memory at once.
      */
     public List<Result> reExecute() {
-        List<Long> dirty = windows.entrySet().stream().filter(e -> e.getValue().dirty).map(Map.Entry::getKey)
-                .toList();
+        List<Long> dirty = windows.entrySet().stream().filter(e -> due(e.getKey(), e.getValue()))
+                .map(Map.Entry::getKey).toList();
         List<CompletableFuture<List<LateEvent>>> staging = new ArrayList<>();
         List<Result> out = new ArrayList<>();
         for (int i = 0; i < dirty.size(); i++) {
@@ -165,9 +189,33 @@ public final class AionWindows implements AutoCloseable {
             execute(end, w, events, out);
             w.dirty = false;
             if (w.executions == 1) {
+                executions.fired(w.staleness, age(end));
                 destage(end, w);
+            } else {
+                executions.executed(w.staleness, age(end));
             }
         }
+        return out;
+    }
+
+    /** Watermark time since the window's end − 1 (its age in the allowed lateness). */
+    private long age(long end) {
+        return watermark - (end - 1);
+    }
+
+    /** Whether a window executes now: its on-time firing, or new events and the trigger says so. */
+    private boolean due(long end, Window w) {
+        if (!w.expired) {
+            return false;
+        }
+        boolean due = w.executions == 0 || executions.due(w.staleness, age(end), pastCleanup(end));
+        return w.dirty && due;
+    }
+
+    /** The staleness reports of the windows cleaned up since the last call. */
+    public List<LateExecutions.Report> drainReports() {
+        List<LateExecutions.Report> out = List.copyOf(reports);
+        reports.clear();
         return out;
     }
 
