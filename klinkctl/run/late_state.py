@@ -28,9 +28,9 @@ HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time
 #: The reserved keys of the windows' RESULT rows: dropped events per window, AION's counters.
 DROPPED, AION = "#dropped", "#aion"
 AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
-                 "re_executions", "m_bucket_events"]
+                 "re_executions", "m_bucket_events", "dropped_after_purge"]
 #: AION's report of each window at its cleanup (io.klink.workloads.late.LateResults.STALENESS_FIELDS).
-STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness"]
+STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness", "bound_ms"]
 
 
 #: AION's p-buckets need at least this much free space where the run directory is, or the run is refused.
@@ -110,15 +110,18 @@ def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str) -> LateS
     return sampler
 
 
-def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
-    """The final result of every checked window (its events all surely accepted) against the exact one."""
+def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False) -> dict[str, Any]:
+    """The final result of every checked window (its events all surely accepted) against the exact one; with
+    predictive cleanup (windows purged before --allowed-lateness) not the windows that dropped events."""
     from klinkctl.workloads import average
     keys = average.compared(results, exact)
     keys["equal"] = (keys["sum"] == keys["exact_sum"]) & (keys["count"] == keys["exact_count"])
+    dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
     checked = keys[keys["checked"].fillna(False).astype(bool)]
+    if predictive:
+        checked = checked[~checked.set_index(["query", "window_end"]).index.isin(dropped.index)]
     windows = checked.groupby(["query", "window_end"])["equal"].all()
     wrong = checked[~checked["equal"]].head(10)
-    dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
     aion = results[results["key"] == AION]
     counters = {}
     if not aion.empty:
@@ -136,8 +139,9 @@ def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
 
 def staleness(results: pd.DataFrame, bound: float) -> dict[str, Any]:
     """AION's windows at cleanup: per window its late re-executions, the executions its staleness trigger planned
-    (0: watermark trigger), its late events and its measured maximum staleness t·n/(T·N); over the windows with
-    late events the mean and largest of both, and the share within the bound. Empty for Flink's windows."""
+    (0: watermark trigger), its late events, its measured maximum staleness t·n/(T·N) and the bound it was kept
+    for (over time: the predictive cleanup's); over the windows with late events the mean and largest of the
+    executions and staleness, and the share within the bound. Empty for Flink's windows."""
     import pandas as pd
     from klinkctl.results.accuracy import result_fields
     rows = results[results["key"] == STALENESS]
@@ -153,8 +157,11 @@ def staleness(results: pd.DataFrame, bound: float) -> dict[str, Any]:
                        max_staleness_mean=float(late["max_staleness"].mean()),
                        max_staleness_max=float(late["max_staleness"].max()),
                        within_bound=float((late["max_staleness"] <= bound * (1 + 1e-9)).mean()))
+    bounds = table.sort_values("window_end")["bound_ms"]
+    summary["bound_ms"] = {"first": int(bounds.iloc[0]), "last": int(bounds.iloc[-1]), "min": int(bounds.min()),
+                           "median": float(bounds.median()), "max": int(bounds.max())}
     return {**summary, "per_window": table.astype({c: int for c in ("window_end", "executions", "planned",
-                                                                     "late_events")}).to_dict("records")}
+                                                                     "late_events", "bound_ms")}).to_dict("records")}
 
 
 def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
@@ -166,7 +173,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
     if config.workload != "average":
         return []
     problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms,
-                            "late_trigger": config.late_trigger}
+                            "late_trigger": config.late_trigger, "predictive_cleanup": config.predictive_cleanup}
     if sampler is not None:
         sampler.stop()
         report["max_p_bucket_bytes"] = sampler.max_p_bucket_bytes
@@ -180,7 +187,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
             report["heap_used_bytes"] = {"median": float(used.median()), "max": float(used.max())}
         text = {"dtype": {"key": str}}
         results = read_table(run_dir / "results.csv", **text)
-        report.update(verdict(results, read_table(run_dir / "exact.csv", **text)),
+        report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0),
                       staleness=staleness(results, config.staleness_bound))
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")

@@ -174,6 +174,10 @@ class LateStateOptions(Section):
     staleness_bound: float = option(0.05, "average, aion, --late-trigger staleness: the largest staleness "
                                     "t·n/(T·N) allowed between a window's executions; in (0, 1].", workloads=LATE,
                                     gt=0, le=1)
+    predictive_cleanup: float = option(0.0, "average, aion: §3.4's predictive cleanup: each new window is kept for "
+                                       "the lateness covering this fraction of the late events observed (upper 95 % "
+                                       "confidence bound, e.g. 0.99), at most --allowed-lateness (the conservative "
+                                       "start); 0 = the fixed --allowed-lateness.", workloads=LATE, ge=0, lt=1)
 
 
 WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions, RidesOptions,

@@ -84,7 +84,7 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
             reported = c;
             Envelope counters = Envelope.result(COUNTERS_KEY, Math.max(0, windows.watermark()), c.mBucketEvents());
             counters.fields = new double[] {c.lateAccepted(), c.lateDropped(), c.destaged(), c.lateWrites(),
-                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents()};
+                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents(), c.droppedAfterPurge()};
             output.collect(new StreamRecord<>(counters, counters.timestamp));
         }
     }

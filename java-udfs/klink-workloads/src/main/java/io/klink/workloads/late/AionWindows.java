@@ -26,32 +26,42 @@ import java.util.concurrent.ExecutionException;
  *       {@link LateExecutions} decides: every tick, or §3.4's staleness trigger): the p-bucket is staged back at
  *       the highest I/O priority, the whole window recomputed over bootstrap + staged events (the generic,
  *       non-incremental case of §2), and the staged events freed.
- *   <li>Cleanup at end − 1 + L ≤ watermark: a window with new events executes a last time, reports its staleness
- *       ({@link #drainReports}), and its p-bucket is deleted (a fixed bound, not §3.4's predictive one).
+ *   <li>Cleanup at end − 1 + L_w ≤ watermark: a window with new events executes a last time, reports its
+ *       staleness and bound ({@link #drainReports}), and its p-bucket is deleted. L_w is the fixed L, or with
+ *       §3.4's predictive cleanup ({@link PredictiveCleanup}) the bound set when the window was created; an event
+ *       for a window purged before L is dropped and counted ({@code droppedAfterPurge}).
  * </ul>
  */
 public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
     public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                           String lateTrigger, double stalenessBound) implements java.io.Serializable {
+                           String lateTrigger, double stalenessBound, double cleanupCoverage)
+            implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)) {
                 throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
                         + ">= 1 event and 0 <= rho_min <= 1; got " + this);
             }
             new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
+            new PredictiveCleanup(cleanupCoverage, allowedLatenessMs);  // and a bad coverage
+        }
+
+        /** The fixed bound: every window kept for the allowed lateness. */
+        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
+                        String lateTrigger, double stalenessBound) {
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound, 0);
         }
 
         /** Re-execution on every watermark or tick. */
         public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin) {
-            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1);
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1, 0);
         }
 
         /** The same at another window offset. */
         public Settings at(long offset) {
             return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound);
+                    stalenessBound, cleanupCoverage);
         }
     }
 
@@ -63,9 +73,10 @@ public final class AionWindows implements AutoCloseable {
 
     /** What AION did so far (docs/late-state.md). */
     public record Counters(long lateAccepted, long lateDropped, long destaged, long lateWrites, long overflowWrites,
-                           long staged, long reExecutions, long mBucketEvents) {}
+                           long staged, long reExecutions, long mBucketEvents, long droppedAfterPurge) {}
 
     private static final class Window {
+        final long boundMs;  // how long after its end it takes late events (§3.4 predictive cleanup)
         List<LateEvent> mBucket = new ArrayList<>();
         long pEvents;
         boolean expired;
@@ -73,16 +84,23 @@ public final class AionWindows implements AutoCloseable {
         int executions;
         final Map<String, Long> lateByKey = new HashMap<>();
         final LateExecutions.Window staleness = new LateExecutions.Window();
+
+        Window(long boundMs) {
+            this.boundMs = boundMs;
+        }
     }
 
     private final Settings settings;
     private final PBuckets store;
     private final IoScheduler io;
     private final LateExecutions executions;
+    private final PredictiveCleanup cleanup;
+    private final TreeMap<Long, Long> purged = new TreeMap<>();  // windows purged before the fixed bound: their bound
     private final List<LateExecutions.Report> reports = new ArrayList<>();
     private final TreeMap<Long, Window> windows = new TreeMap<>();
     private long watermark = Long.MIN_VALUE;
     private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
+    private long droppedAfterPurge;
 
     public AionWindows(Settings settings, PBuckets store, IoScheduler io) {
         this.settings = settings;
@@ -90,6 +108,7 @@ public final class AionWindows implements AutoCloseable {
         this.io = io;
         this.executions = new LateExecutions(settings.lateTrigger(), settings.stalenessBound(),
                 settings.allowedLatenessMs());
+        this.cleanup = new PredictiveCleanup(settings.cleanupCoverage(), settings.allowedLatenessMs());
     }
 
     public long windowEnd(long timestamp) {
@@ -101,6 +120,11 @@ public final class AionWindows implements AutoCloseable {
         return watermark != Long.MIN_VALUE && end - 1 + settings.allowedLatenessMs() <= watermark;
     }
 
+    /** Past the window's own bound (the fixed one unless predictive cleanup set a shorter one). */
+    private boolean pastBound(long end, Window w) {
+        return watermark != Long.MIN_VALUE && end - 1 + w.boundMs <= watermark;
+    }
+
     private boolean expired(long end) {
         return watermark != Long.MIN_VALUE && end - 1 <= watermark;
     }
@@ -108,16 +132,20 @@ public final class AionWindows implements AutoCloseable {
     /** Adds an event; false if it came after its window's cleanup (dropped, counted). */
     public boolean add(LateEvent event) {
         long end = windowEnd(event.timestamp());
-        if (pastCleanup(end)) {
+        boolean purgedEarly = purged.containsKey(end);
+        if (pastCleanup(end) || purgedEarly) {
+            cleanup.observe(end, age(end));  // arrivals past the bound are observed too
             lateDropped++;
+            droppedAfterPurge += purgedEarly ? 1 : 0;
             return false;
         }
-        Window w = windows.computeIfAbsent(end, e -> new Window());
+        Window w = windows.computeIfAbsent(end, e -> new Window(cleanup.bound()));
         if (expired(end)) {
             w.expired = true;
             w.dirty = true;
             w.lateByKey.merge(event.key(), 1L, Long::sum);
             executions.late(w.staleness, age(end));
+            cleanup.observe(end, age(end));
             lateAccepted++;
             lateWrites++;
             write(end, w, List.of(event), Priority.LATE_WRITE);
@@ -150,11 +178,17 @@ public final class AionWindows implements AutoCloseable {
             }
         }
         out.addAll(reExecute());
+        cleanup.advance(watermark);
+        purged.headMap(watermark - settings.allowedLatenessMs() + 1, true).clear();  // past the fixed bound
         for (Map.Entry<Long, Window> e : List.copyOf(windows.entrySet())) {
             long end = e.getKey();
-            if (pastCleanup(end)) {
-                reports.add(executions.cleanedUp(end, e.getValue().staleness));
+            Window w = e.getValue();
+            if (pastBound(end, w)) {
+                reports.add(executions.cleanedUp(end, w.staleness, w.boundMs));
                 windows.remove(end);
+                if (!pastCleanup(end)) {
+                    purged.put(end, w.boundMs);
+                }
                 io.submit(end, Priority.DESTAGE, () -> {
                     store.delete(end);
                     return null;
@@ -208,7 +242,7 @@ public final class AionWindows implements AutoCloseable {
         if (!w.expired) {
             return false;
         }
-        boolean due = w.executions == 0 || executions.due(w.staleness, age(end), pastCleanup(end));
+        boolean due = w.executions == 0 || executions.due(w.staleness, age(end), pastBound(end, w));
         return w.dirty && due;
     }
 
@@ -266,7 +300,7 @@ public final class AionWindows implements AutoCloseable {
     public Counters counters() {
         long inMemory = windows.values().stream().mapToLong(w -> w.mBucket.size()).sum();
         return new Counters(lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions,
-                inMemory);
+                inMemory, droppedAfterPurge);
     }
 
     public long watermark() {

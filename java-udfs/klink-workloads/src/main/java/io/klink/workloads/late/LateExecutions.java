@@ -25,8 +25,12 @@ final class LateExecutions {
     public static final int CELLS = 100;
     public static final long MIN_LEARNED = 100;
 
-    /** A window's staleness at cleanup: re-executions, planned executions (0: watermark trigger), late events. */
-    public record Report(long windowEnd, int executions, int planned, long lateEvents, double maxStaleness) {}
+    /**
+     * A window's staleness at cleanup: re-executions, planned executions (0: watermark trigger), late events, and
+     * the bound it was kept for (T stays the fixed allowed lateness in its staleness).
+     */
+    public record Report(long windowEnd, int executions, int planned, long lateEvents, double maxStaleness,
+                         long boundMs) {}
 
     /** One window's executions since it fired. */
     static final class Window {
@@ -100,7 +104,7 @@ final class LateExecutions {
     }
 
     /** At cleanup: the window's report; its late arrivals join the learned distribution. */
-    Report cleanedUp(long windowEnd, Window w) {
+    Report cleanedUp(long windowEnd, Window w, long boundMs) {
         for (int i = 0; i < CELLS; i++) {
             learned[i] += w.ages[i];
         }
@@ -109,7 +113,7 @@ final class LateExecutions {
             cachedPlan = null;
         }
         double st = w.late == 0 ? 0 : w.maxTn / ((double) latenessMs * w.late);
-        return new Report(windowEnd, w.executions, w.plan.length, w.late, st);
+        return new Report(windowEnd, w.executions, w.plan.length, w.late, st, boundMs);
     }
 
     /** The planned ages (ms) for the distribution learned so far. */

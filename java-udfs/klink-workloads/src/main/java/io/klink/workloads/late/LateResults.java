@@ -11,14 +11,14 @@ public final class LateResults {
     /** The key of a window's staleness report at cleanup (AION only). */
     public static final String STALENESS_KEY = "#staleness";
     /** Its fields, in order (klinkctl/run/late_state.py reads them by position). */
-    public static final String STALENESS_FIELDS = "executions,planned,late_events,max_staleness";
+    public static final String STALENESS_FIELDS = "executions,planned,late_events,max_staleness,bound_ms";
 
     private LateResults() {}
 
     /** AION's report of a window at its cleanup (value: its late re-executions). */
     public static Envelope staleness(LateExecutions.Report r) {
         Envelope e = Envelope.result(STALENESS_KEY, r.windowEnd(), r.executions());
-        e.fields = new double[] {r.executions(), r.planned(), r.lateEvents(), r.maxStaleness()};
+        e.fields = new double[] {r.executions(), r.planned(), r.lateEvents(), r.maxStaleness(), r.boundMs()};
         return e;
     }
 

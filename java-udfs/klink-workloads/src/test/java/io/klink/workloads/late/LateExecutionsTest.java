@@ -38,7 +38,7 @@ class LateExecutionsTest {
             assertEquals(3, w.advance(1999).get(0).execution(), "cleanup: the last planned execution");
             List<LateExecutions.Report> reports = w.drainReports();
             // intervals [0, 500] and [500, 1000] with one late event each: 500 · 1 / (1000 · 2)
-            assertEquals(List.of(new LateExecutions.Report(1000, 2, 2, 2, 0.25)), reports);
+            assertEquals(List.of(new LateExecutions.Report(1000, 2, 2, 2, 0.25, 1000)), reports);
         }
     }
 
@@ -54,7 +54,7 @@ class LateExecutionsTest {
             assertEquals(3, w.advance(1998).get(0).execution(), "age 999");
             w.advance(1999);
             // [0, 100] one event, [100, 999] one event: 899 / (1000 · 2)
-            assertEquals(List.of(new LateExecutions.Report(1000, 2, 0, 2, 0.4495)), w.drainReports());
+            assertEquals(List.of(new LateExecutions.Report(1000, 2, 0, 2, 0.4495, 1000)), w.drainReports());
         }
     }
 
