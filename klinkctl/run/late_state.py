@@ -110,16 +110,23 @@ def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str) -> LateS
     return sampler
 
 
-def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False) -> dict[str, Any]:
+def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False,
+            cleaned_up_only: bool = False) -> dict[str, Any]:
     """The final result of every checked window (its events all surely accepted) against the exact one; with
-    predictive cleanup (windows purged before --allowed-lateness) not the windows that dropped events."""
+    predictive cleanup (windows purged before --allowed-lateness) not the windows that dropped events; with
+    `cleaned_up_only` (the staleness trigger: a window's last late events wait for its next planned execution, the
+    last at cleanup) only the windows cleaned up before the run ended (those with a staleness report)."""
     from klinkctl.workloads import average
     keys = average.compared(results, exact)
     keys["equal"] = (keys["sum"] == keys["exact_sum"]) & (keys["count"] == keys["exact_count"])
     dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
     checked = keys[keys["checked"].fillna(False).astype(bool)]
+    window = checked.set_index(["query", "window_end"]).index
     if predictive:
-        checked = checked[~checked.set_index(["query", "window_end"]).index.isin(dropped.index)]
+        checked, window = checked[~window.isin(dropped.index)], window[~window.isin(dropped.index)]
+    if cleaned_up_only:
+        reported = results[results["key"] == STALENESS].set_index(["query", "window_end"]).index
+        checked = checked[window.isin(reported)]
     windows = checked.groupby(["query", "window_end"])["equal"].all()
     wrong = checked[~checked["equal"]].head(10)
     aion = results[results["key"] == AION]
@@ -187,7 +194,8 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
             report["heap_used_bytes"] = {"median": float(used.median()), "max": float(used.max())}
         text = {"dtype": {"key": str}}
         results = read_table(run_dir / "results.csv", **text)
-        report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0),
+        report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0,
+                              config.late_trigger == "staleness"),
                       staleness=staleness(results, config.staleness_bound))
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")

@@ -113,6 +113,9 @@ def test_the_final_execution_is_compared_and_a_missing_late_event_is_a_mismatch(
     purged = pd.concat([stale, results_rows([(1000, "#dropped", 1, None)])])  # purged early by predictive cleanup
     assert late_state.verdict(purged, exact)["windows_checked"] == 1
     assert late_state.verdict(purged, exact, predictive=True)["windows_checked"] == 0
+    reported = pd.concat([ok, results_rows([(1000, "#staleness", 1, [1, 2, 1, 0.1, 1000])])])
+    assert late_state.verdict(ok, exact, cleaned_up_only=True)["windows_checked"] == 0  # not cleaned up: stale
+    assert late_state.verdict(reported, exact, cleaned_up_only=True)["windows_equal"] == 1
 
 
 def test_aion_needs_the_local_backend_and_free_disk_before_anything_starts(monkeypatch, tmp_path):
