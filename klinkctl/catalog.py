@@ -124,6 +124,11 @@ def late_states() -> tuple[str, ...]:
     return _names("lateStates")
 
 
+def late_triggers() -> tuple[str, ...]:
+    """When AION re-executes a past window (io.klink.workloads.late.AionWindows.LATE_TRIGGERS)."""
+    return _names("lateTriggers")
+
+
 def late_state_backend_class(name: str) -> str:
     """The Flink class a late state needs in the cluster (its state backend's)."""
     return next(s["backendClass"] for s in load()["lateStates"] if s["name"] == name)

@@ -24,11 +24,17 @@ def flink_classes() -> frozenset[str] | None:
     return None
 
 
-def check(late_state: str, sampler: str) -> None:
-    """One line if the run cannot have its late state: a sampler (not wired in front of these windows) or a state
-    backend the installed Flink does not ship."""
+def check(late_state: str, sampler: str, late_trigger: str = "watermark", predictive_cleanup: float = 0) -> None:
+    """One line if the run cannot have its late state: a sampler (not wired in front of these windows), a late
+    trigger other than Flink's for Flink's window operator, or a state backend the installed Flink does not ship."""
     if sampler != "none":
         raise KlinkError("--sampler does not apply to the average workload (its windows keep late events)")
+    if late_trigger != "watermark" and late_state != "aion":
+        raise KlinkError(f"--late-trigger {late_trigger} is AION's (--late-state aion); Flink's window operator "
+                         f"fires on every late event")
+    if predictive_cleanup and late_state != "aion":
+        raise KlinkError("--predictive-cleanup is AION's (--late-state aion); Flink's window operator keeps every "
+                         "window for --allowed-lateness")
     needed = catalog.late_state_backend_class(late_state)
     classes = flink_classes()
     if classes is not None and needed not in classes:

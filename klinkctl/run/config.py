@@ -49,7 +49,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         self._validate_combiner()
         if self.workload == "average":
             from klinkctl import late_backends  # reads the installed Flink's jar: only for this workload
-            late_backends.check(self.late_state, self.sampler)
+            late_backends.check(self.late_state, self.sampler, self.late_trigger, self.predictive_cleanup)
         self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
             raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "

@@ -1,7 +1,7 @@
 """Late-event window state in a run (docs/late-state.md): the
 sampler of TaskManager heap, GC time and AION's p-bucket bytes (late-state.csv), and at the end the p-buckets'
 deletion and late-state.json: each window's final result against the exact recomputation, late events accepted
-and dropped, heap and disk."""
+and dropped, heap and disk, and AION's executions and staleness per window."""
 
 from __future__ import annotations
 
@@ -28,7 +28,9 @@ HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time
 #: The reserved keys of the windows' RESULT rows: dropped events per window, AION's counters.
 DROPPED, AION = "#dropped", "#aion"
 AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
-                 "re_executions", "m_bucket_events"]
+                 "re_executions", "m_bucket_events", "dropped_after_purge"]
+#: AION's report of each window at its cleanup (io.klink.workloads.late.LateResults.STALENESS_FIELDS).
+STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness", "bound_ms"]
 
 
 #: AION's p-buckets need at least this much free space where the run directory is, or the run is refused.
@@ -108,15 +110,25 @@ def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str) -> LateS
     return sampler
 
 
-def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
-    """The final result of every checked window (its events all surely accepted) against the exact one."""
+def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False,
+            cleaned_up_only: bool = False) -> dict[str, Any]:
+    """The final result of every checked window (its events all surely accepted) against the exact one; with
+    predictive cleanup (windows purged before --allowed-lateness) not the windows that dropped events; with
+    `cleaned_up_only` (the staleness trigger: a window's last late events wait for its next planned execution, the
+    last at cleanup) only the windows cleaned up before the run ended (those with a staleness report)."""
     from klinkctl.workloads import average
     keys = average.compared(results, exact)
     keys["equal"] = (keys["sum"] == keys["exact_sum"]) & (keys["count"] == keys["exact_count"])
+    dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
     checked = keys[keys["checked"].fillna(False).astype(bool)]
+    window = checked.set_index(["query", "window_end"]).index
+    if predictive:
+        checked, window = checked[~window.isin(dropped.index)], window[~window.isin(dropped.index)]
+    if cleaned_up_only:
+        reported = results[results["key"] == STALENESS].set_index(["query", "window_end"]).index
+        checked = checked[window.isin(reported)]
     windows = checked.groupby(["query", "window_end"])["equal"].all()
     wrong = checked[~checked["equal"]].head(10)
-    dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
     aion = results[results["key"] == AION]
     counters = {}
     if not aion.empty:
@@ -132,6 +144,33 @@ def verdict(results: pd.DataFrame, exact: pd.DataFrame) -> dict[str, Any]:
             "aion": counters}
 
 
+def staleness(results: pd.DataFrame, bound: float) -> dict[str, Any]:
+    """AION's windows at cleanup: per window its late re-executions, the executions its staleness trigger planned
+    (0: watermark trigger), its late events, its measured maximum staleness t·n/(T·N) and the bound it was kept
+    for (over time: the predictive cleanup's); over the windows with late events the mean and largest of the
+    executions and staleness, and the share within the bound. Empty for Flink's windows."""
+    import pandas as pd
+    from klinkctl.results.accuracy import result_fields
+    rows = results[results["key"] == STALENESS]
+    if rows.empty:
+        return {}
+    table = pd.DataFrame(result_fields(rows)[:, :len(STALENESS_FIELDS)], columns=STALENESS_FIELDS)
+    table.insert(0, "window_end", rows["window_end"].to_numpy())
+    table.insert(0, "query", rows["query"].to_numpy())
+    late = table[table["late_events"] > 0]
+    summary = {"bound": bound, "windows": int(len(table)), "windows_with_late_events": int(len(late))}
+    if len(late):
+        summary.update(executions_mean=float(late["executions"].mean()), executions_max=int(late["executions"].max()),
+                       max_staleness_mean=float(late["max_staleness"].mean()),
+                       max_staleness_max=float(late["max_staleness"].max()),
+                       within_bound=float((late["max_staleness"] <= bound * (1 + 1e-9)).mean()))
+    bounds = table.sort_values("window_end")["bound_ms"]
+    summary["bound_ms"] = {"first": int(bounds.iloc[0]), "last": int(bounds.iloc[-1]), "min": int(bounds.min()),
+                           "median": float(bounds.median()), "max": int(bounds.max())}
+    return {**summary, "per_window": table.astype({c: int for c in ("window_end", "executions", "planned",
+                                                                     "late_events", "bound_ms")}).to_dict("records")}
+
+
 def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
     """Stops the sampler, deletes the p-buckets, writes late-state.json (summary.json's late_state); returns the
     problems, one line each."""
@@ -140,7 +179,8 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
     from klinkctl.workloads.average import P_BUCKETS
     if config.workload != "average":
         return []
-    problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms}
+    problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms,
+                            "late_trigger": config.late_trigger, "predictive_cleanup": config.predictive_cleanup}
     if sampler is not None:
         sampler.stop()
         report["max_p_bucket_bytes"] = sampler.max_p_bucket_bytes
@@ -153,7 +193,10 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
             used = heap["heap_used_bytes"].dropna().astype(float)
             report["heap_used_bytes"] = {"median": float(used.median()), "max": float(used.max())}
         text = {"dtype": {"key": str}}
-        report.update(verdict(read_table(run_dir / "results.csv", **text), read_table(run_dir / "exact.csv", **text)))
+        results = read_table(run_dir / "results.csv", **text)
+        report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0,
+                              config.late_trigger == "staleness"),
+                      staleness=staleness(results, config.staleness_bound))
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")
     write_json(run_dir / "late-state.json", report)

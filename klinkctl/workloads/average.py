@@ -32,7 +32,8 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
     return common.write_job_config(run_dir, common.job_config(
         plan_, config, bootstrap, JAVA_BUILDER, lateState=config.late_state,
         allowedLatenessMs=config.allowed_lateness_ms, mBucketEvents=config.m_bucket_events, rhoMin=config.rho_min,
-        pBucketDir=str(buckets)))
+        lateTrigger=config.late_trigger, stalenessBound=config.staleness_bound,
+        cleanupCoverage=config.predictive_cleanup, pBucketDir=str(buckets)))
 
 
 def generator_args(config: RunSpec) -> list[str]:

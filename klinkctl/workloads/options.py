@@ -174,6 +174,18 @@ class LateStateOptions(Section):
     rho_min: float = option(0.05, "average, aion: fraction ρ_min of a window's first events kept in memory when "
                             "it expires and is destaged (§3.2's bootstrap set); in [0, 1].", workloads=LATE, ge=0,
                             le=1)
+    late_trigger: str = option("watermark", "average, aion: when a past window with new late events re-executes: "
+                               "watermark = on the next watermark or tick; staleness = §3.4's trigger, at the "
+                               "fewest executions keeping its staleness t·n/(T·N) within --staleness-bound over the "
+                               "late arrivals of the windows already cleaned up, balanced.",
+                               choices=catalog.late_triggers, workloads=LATE)
+    staleness_bound: float = option(0.05, "average, aion, --late-trigger staleness: the largest staleness "
+                                    "t·n/(T·N) allowed between a window's executions; in (0, 1].", workloads=LATE,
+                                    gt=0, le=1)
+    predictive_cleanup: float = option(0.0, "average, aion: §3.4's predictive cleanup: each new window is kept for "
+                                       "the lateness covering this fraction of the late events observed (upper 95 % "
+                                       "confidence bound, e.g. 0.99), at most --allowed-lateness (the conservative "
+                                       "start); 0 = the fixed --allowed-lateness.", workloads=LATE, ge=0, lt=1)
 
 
 WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions, RidesOptions,

@@ -64,6 +64,8 @@ public final class Catalog {
         c.put("combiners", RidesJob.COMBINERS.stream().map(n -> entry("name", n)).toList());
         c.put("lateStates", AverageJob.LATE_STATES.stream().map(s -> entry("name", s.name(), "backend", s.backend(),
                 "backendClass", s.backendClass())).toList());
+        c.put("lateTriggers", io.klink.workloads.late.AionWindows.LATE_TRIGGERS.stream().map(n -> entry("name", n))
+                .toList());
         c.put("rideAggregates", Arrays.stream(RideAggregate.values()).map(a -> entry("name", a.label)).toList());
         c.put("stageCosts", Arrays.stream(StageCost.values()).map(s -> entry("name", s.name)).toList());
         return c;

@@ -13,7 +13,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * go into {@link AionWindows}; on each watermark and every {@code reExecuteMs} of processing time the expired
  * windows with new events are (re-)executed and every key's result emitted as a RESULT (fields: average, sum,
  * count, execution, late events accepted). Events dropped after cleanup are forwarded as they are (the
- * downstream {@link ResultFirings} counts them), and a RESULT of key {@code #aion} carries the counters.
+ * downstream {@link ResultFirings} counts them), a RESULT of key {@code #aion} carries the counters, and one of
+ * key {@code #staleness} per window cleaned up its executions and staleness ({@link LateResults#staleness}).
  *
  * <p>Not checkpointed (like the other instrumented windows: benchmark runs do not restore). Its p-buckets live in
  * {@code <pBucketDir>/<query>-<subtask>}, a directory klinkctl created and deletes; close() deletes them too.
@@ -75,12 +76,15 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
                     r.lateAccepted());
             output.collect(new StreamRecord<>(out, r.windowEnd() - 1));
         }
+        for (LateExecutions.Report r : windows.drainReports()) {
+            output.collect(new StreamRecord<>(LateResults.staleness(r), r.windowEnd() - 1));
+        }
         AionWindows.Counters c = windows.counters();
         if (!c.equals(reported)) {
             reported = c;
             Envelope counters = Envelope.result(COUNTERS_KEY, Math.max(0, windows.watermark()), c.mBucketEvents());
             counters.fields = new double[] {c.lateAccepted(), c.lateDropped(), c.destaged(), c.lateWrites(),
-                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents()};
+                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents(), c.droppedAfterPurge()};
             output.collect(new StreamRecord<>(counters, counters.timestamp));
         }
     }

@@ -22,52 +22,93 @@ import java.util.concurrent.ExecutionException;
  *   <li>A late event (watermark past the end, before end + L) is written to the p-bucket (§3.2: "subsequent
  *       arriving (late) events for w are written directly to the p-bucket") and the window is marked for
  *       re-execution; a later one is dropped (Flink's rule: dropped once end − 1 + L ≤ watermark).
- *   <li>Re-execution (low priority, §3.2: on the next watermark or re-execution tick, not per late event): the
- *       p-bucket is staged back at the highest I/O priority, the whole window recomputed over bootstrap + staged
- *       events (the generic, non-incremental case of §2), and the staged events freed.
- *   <li>Cleanup at end − 1 + L ≤ watermark: the p-bucket is deleted (a fixed bound, not §3.4's predictive one).
+ *   <li>Re-execution (low priority, §3.2: on a watermark or re-execution tick, not per late event; which ones
+ *       {@link LateExecutions} decides: every tick, or §3.4's staleness trigger): the p-bucket is staged back at
+ *       the highest I/O priority, the whole window recomputed over bootstrap + staged events (the generic,
+ *       non-incremental case of §2), and the staged events freed.
+ *   <li>Cleanup at end − 1 + L_w ≤ watermark: a window with new events executes a last time, reports its
+ *       staleness and bound ({@link #drainReports}), and its p-bucket is deleted. L_w is the fixed L, or with
+ *       §3.4's predictive cleanup ({@link PredictiveCleanup}) the bound set when the window was created; an event
+ *       for a window purged before L is dropped and counted ({@code droppedAfterPurge}).
  * </ul>
  */
 public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
-    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin)
+    public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
+                           String lateTrigger, double stalenessBound, double cleanupCoverage)
             implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)) {
                 throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
                         + ">= 1 event and 0 <= rho_min <= 1; got " + this);
             }
+            new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
+            new PredictiveCleanup(cleanupCoverage, allowedLatenessMs);  // and a bad coverage
+        }
+
+        /** The fixed bound: every window kept for the allowed lateness. */
+        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
+                        String lateTrigger, double stalenessBound) {
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound, 0);
+        }
+
+        /** Re-execution on every watermark or tick. */
+        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin) {
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1, 0);
+        }
+
+        /** The same at another window offset. */
+        public Settings at(long offset) {
+            return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
+                    stalenessBound, cleanupCoverage);
         }
     }
+
+    /** Every {@code --late-trigger} (klink-catalog publishes them). */
+    public static final List<String> LATE_TRIGGERS = LateExecutions.TRIGGERS;
 
     /** One key's result of one execution of a window (execution 1 is the on-time one, unless all was late). */
     public record Result(long windowEnd, String key, double sum, long count, int execution, long lateAccepted) {}
 
     /** What AION did so far (docs/late-state.md). */
     public record Counters(long lateAccepted, long lateDropped, long destaged, long lateWrites, long overflowWrites,
-                           long staged, long reExecutions, long mBucketEvents) {}
+                           long staged, long reExecutions, long mBucketEvents, long droppedAfterPurge) {}
 
     private static final class Window {
+        final long boundMs;  // how long after its end it takes late events (§3.4 predictive cleanup)
         List<LateEvent> mBucket = new ArrayList<>();
         long pEvents;
         boolean expired;
         boolean dirty;
         int executions;
         final Map<String, Long> lateByKey = new HashMap<>();
+        final LateExecutions.Window staleness = new LateExecutions.Window();
+
+        Window(long boundMs) {
+            this.boundMs = boundMs;
+        }
     }
 
     private final Settings settings;
     private final PBuckets store;
     private final IoScheduler io;
+    private final LateExecutions executions;
+    private final PredictiveCleanup cleanup;
+    private final TreeMap<Long, Long> purged = new TreeMap<>();  // windows purged before the fixed bound: their bound
+    private final List<LateExecutions.Report> reports = new ArrayList<>();
     private final TreeMap<Long, Window> windows = new TreeMap<>();
     private long watermark = Long.MIN_VALUE;
     private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
+    private long droppedAfterPurge;
 
     public AionWindows(Settings settings, PBuckets store, IoScheduler io) {
         this.settings = settings;
         this.store = store;
         this.io = io;
+        this.executions = new LateExecutions(settings.lateTrigger(), settings.stalenessBound(),
+                settings.allowedLatenessMs());
+        this.cleanup = new PredictiveCleanup(settings.cleanupCoverage(), settings.allowedLatenessMs());
     }
 
     public long windowEnd(long timestamp) {
@@ -79,6 +120,11 @@ public final class AionWindows implements AutoCloseable {
         return watermark != Long.MIN_VALUE && end - 1 + settings.allowedLatenessMs() <= watermark;
     }
 
+    /** Past the window's own bound (the fixed one unless predictive cleanup set a shorter one). */
+    private boolean pastBound(long end, Window w) {
+        return watermark != Long.MIN_VALUE && end - 1 + w.boundMs <= watermark;
+    }
+
     private boolean expired(long end) {
         return watermark != Long.MIN_VALUE && end - 1 <= watermark;
     }
@@ -86,15 +132,20 @@ public final class AionWindows implements AutoCloseable {
     /** Adds an event; false if it came after its window's cleanup (dropped, counted). */
     public boolean add(LateEvent event) {
         long end = windowEnd(event.timestamp());
-        if (pastCleanup(end)) {
+        boolean purgedEarly = purged.containsKey(end);
+        if (pastCleanup(end) || purgedEarly) {
+            cleanup.observe(end, age(end));  // arrivals past the bound are observed too
             lateDropped++;
+            droppedAfterPurge += purgedEarly ? 1 : 0;
             return false;
         }
-        Window w = windows.computeIfAbsent(end, e -> new Window());
+        Window w = windows.computeIfAbsent(end, e -> new Window(cleanup.bound()));
         if (expired(end)) {
             w.expired = true;
             w.dirty = true;
             w.lateByKey.merge(event.key(), 1L, Long::sum);
+            executions.late(w.staleness, age(end));
+            cleanup.observe(end, age(end));
             lateAccepted++;
             lateWrites++;
             write(end, w, List.of(event), Priority.LATE_WRITE);
@@ -127,10 +178,17 @@ public final class AionWindows implements AutoCloseable {
             }
         }
         out.addAll(reExecute());
+        cleanup.advance(watermark);
+        purged.headMap(watermark - settings.allowedLatenessMs() + 1, true).clear();  // past the fixed bound
         for (Map.Entry<Long, Window> e : List.copyOf(windows.entrySet())) {
             long end = e.getKey();
-            if (pastCleanup(end)) {
+            Window w = e.getValue();
+            if (pastBound(end, w)) {
+                reports.add(executions.cleanedUp(end, w.staleness, w.boundMs));
                 windows.remove(end);
+                if (!pastCleanup(end)) {
+                    purged.put(end, w.boundMs);
+                }
                 io.submit(end, Priority.DESTAGE, () -> {
                     store.delete(end);
                     return null;
@@ -146,8 +204,8 @@ public final class AionWindows implements AutoCloseable {
      * events are in memory at once.
      */
     public List<Result> reExecute() {
-        List<Long> dirty = windows.entrySet().stream().filter(e -> e.getValue().dirty).map(Map.Entry::getKey)
-                .toList();
+        List<Long> dirty = windows.entrySet().stream().filter(e -> due(e.getKey(), e.getValue()))
+                .map(Map.Entry::getKey).toList();
         List<CompletableFuture<List<LateEvent>>> staging = new ArrayList<>();
         List<Result> out = new ArrayList<>();
         for (int i = 0; i < dirty.size(); i++) {
@@ -165,9 +223,33 @@ public final class AionWindows implements AutoCloseable {
             execute(end, w, events, out);
             w.dirty = false;
             if (w.executions == 1) {
+                executions.fired(w.staleness, age(end));
                 destage(end, w);
+            } else {
+                executions.executed(w.staleness, age(end));
             }
         }
+        return out;
+    }
+
+    /** Watermark time since the window's end − 1 (its age in the allowed lateness). */
+    private long age(long end) {
+        return watermark - (end - 1);
+    }
+
+    /** Whether a window executes now: its on-time firing, or new events and the trigger says so. */
+    private boolean due(long end, Window w) {
+        if (!w.expired) {
+            return false;
+        }
+        boolean due = w.executions == 0 || executions.due(w.staleness, age(end), pastBound(end, w));
+        return w.dirty && due;
+    }
+
+    /** The staleness reports of the windows cleaned up since the last call. */
+    public List<LateExecutions.Report> drainReports() {
+        List<LateExecutions.Report> out = List.copyOf(reports);
+        reports.clear();
         return out;
     }
 
@@ -218,7 +300,7 @@ public final class AionWindows implements AutoCloseable {
     public Counters counters() {
         long inMemory = windows.values().stream().mapToLong(w -> w.mBucket.size()).sum();
         return new Counters(lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions,
-                inMemory);
+                inMemory, droppedAfterPurge);
     }
 
     public long watermark() {

@@ -47,7 +47,7 @@ public final class AverageJob {
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/average.py. */
     public record Config(long windowMs, String lateState, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                         String pBucketDir) {}
+                         String lateTrigger, double stalenessBound, double cleanupCoverage, String pBucketDir) {}
 
     /** The Flink state backend (state.backend.type) of a late state (aion keeps its windows itself). */
     static String stateBackend(String lateState) {
@@ -66,7 +66,7 @@ public final class AverageJob {
         AionWindows.Settings aion = null;
         if (config.lateState().equals("aion")) {  // refuse bad settings when the job is built, not in a task
             aion = new AionWindows.Settings(config.windowMs(), 0, config.allowedLatenessMs(), config.mBucketEvents(),
-                    config.rhoMin());
+                    config.rhoMin(), config.lateTrigger(), config.stalenessBound(), config.cleanupCoverage());
             if (config.pBucketDir() == null || !Path.of(config.pBucketDir()).isAbsolute()) {
                 throw new IllegalArgumentException("aion needs an absolute pBucketDir, got " + config.pBucketDir());
             }
@@ -87,10 +87,8 @@ public final class AverageJob {
         DataStream<Envelope> instrumentation = parsed.filter(e -> !e.isData()).name(q + "instrumentation");
         DataStream<Envelope> windowed;
         if (aion != null) {
-            AionWindows.Settings mine = new AionWindows.Settings(size, offset, aion.allowedLatenessMs(),
-                    aion.mBucketEvents(), aion.rhoMin());
             windowed = data.keyBy(e -> e.key, Types.STRING)
-                    .transform(q + "window", QueryPipelines.ENVELOPES, new AionWindowOperator(mine,
+                    .transform(q + "window", QueryPipelines.ENVELOPES, new AionWindowOperator(aion.at(offset),
                             config.pBucketDir(), query.id(), run.watermarkIntervalMs()))
                     .setParallelism(1);
         } else {
