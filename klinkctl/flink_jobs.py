@@ -64,7 +64,10 @@ def wait_running(spec: StackSpec, job_id: str, timeout_s: float = 60) -> None:
     """Until every task of the job is RUNNING (sources reading), or raise with the job's failure."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        job = flink.rest_get(spec, f"/jobs/{job_id}")
+        try:
+            job = flink.rest_get(spec, f"/jobs/{job_id}")
+        except (TimeoutError, urllib.error.URLError):
+            continue  # a JobManager busy deploying the job answers late (seen on a loaded 2-core machine)
         if job["state"] in TERMINAL_STATES:
             raise KlinkError(f"job {job_id} ended as {job['state']}: {job_failure(spec, job_id)}")
         vertices = job.get("vertices", [])
@@ -120,8 +123,8 @@ def cancel_leftover_runs(spec: StackSpec) -> list[str]:
 def placement(spec: StackSpec, job_id: str) -> list[dict]:
     """Where each task of the job runs: vertex, subtask, taskmanager (its resource id, e.g. taskmanager-2)."""
     rows = []
-    for vertex in flink.rest_get(spec, f"/jobs/{job_id}").get("vertices", []):
-        detail = flink.rest_get(spec, f"/jobs/{job_id}/vertices/{vertex['id']}")
+    for vertex in flink.rest_get(spec, f"/jobs/{job_id}", timeout=10).get("vertices", []):
+        detail = flink.rest_get(spec, f"/jobs/{job_id}/vertices/{vertex['id']}", timeout=10)
         rows += [{"vertex": vertex["name"], "subtask": task["subtask"], "taskmanager": task.get("taskmanager-id", "")}
                  for task in detail.get("subtasks", [])]
     return rows
