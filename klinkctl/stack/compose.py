@@ -126,16 +126,26 @@ def compose_command(
     raise ValueError(f"unknown compose action {action!r}")
 
 
-#: Options only the local backend honours: compose scales one taskmanager service, whose replicas it cannot tell
-#: apart (no per-TaskManager cgroup, nowhere to start a hog beside one).
-LOCAL_ONLY = ("taskmanager_quotas", "taskmanager_interference")
+#: Options the compose backend cannot honour, and why: refused in one line, never ignored (issue 21, item 4).
+_APART = "it scales one taskmanager service, whose replicas it cannot tell apart"
+_NO_CPU_MAPPING = "container cpusets and CPU quotas are not mapped yet"
+LOCAL_ONLY = {"taskmanager_quotas": _APART, "taskmanager_interference": _APART,
+              "taskmanager_cpus": _NO_CPU_MAPPING, "taskmanager_cpu_quota": _NO_CPU_MAPPING,
+              "taskmanager_cgroup_parent": _NO_CPU_MAPPING,
+              "jobmanager_rpc_port": "that port stays inside the compose network",
+              "kafka_controller_port": "that port stays inside the compose network"}
 
 
 def refuse_local_only(spec: StackSpec) -> None:
-    given = [option_name(name) for name in LOCAL_ONLY if getattr(spec, name)]
+    """The options given (not at their defaults) that compose cannot honour, grouped by reason."""
+    given: dict[str, list[str]] = {}
+    for name, why in LOCAL_ONLY.items():
+        if getattr(spec, name) != StackSpec.model_fields[name].default:
+            given.setdefault(why, []).append(option_name(name))
     if given:
-        raise KlinkError(f"{' and '.join(given)}: the compose backend cannot set TaskManagers apart; "
-                         "use --backend local")
+        why, names = next(iter(given.items()))
+        raise KlinkError(f"{' and '.join(names)}: the compose backend cannot honour "
+                         f"{'it' if len(names) == 1 else 'them'} ({why}); use --backend local")
 
 
 def flink_taskmanagers(rest_url: str, timeout_s: float = 2.0) -> int | None:
