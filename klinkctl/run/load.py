@@ -19,7 +19,8 @@ FORMAT_VERSION = 1
 #: computed after the run. Every other setting changes the work per event, its arrival or the machine's share of
 #: it (e.g. queries, window, delay, markers, generator pinning), so it must be the capacity's.
 LOAD_FREE_SETTINGS = frozenset({"policy", "cycle_ms", "history", "memory_bound", "cores", "aging", "strict_slack",
-                                "fill_cycle", "enforce", "seed", "duration_ms", "warmup_ms", "accuracy", "rate", "load", "capacity"})
+                                "fill_cycle", "enforce", "forwarding", "seed", "duration_ms", "warmup_ms", "accuracy", "rate",
+                                "load", "capacity"})
 
 
 class LoadOptions(Section):

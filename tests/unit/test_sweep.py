@@ -224,7 +224,7 @@ def test_every_shipped_config_plans(config, tmp_path, monkeypatch):
 
 
 #: Settings a capacity is measured with that shipped sweep files vary per cell (its {field} placeholders).
-CAPACITY_CELL_SETTINGS = ("queries", "watermark-bound", "delay")
+CAPACITY_CELL_SETTINGS = ("queries", "watermark-bound", "delay", "placement")
 
 
 def write_stand_in_capacities(raw: dict, root: Path) -> None:
