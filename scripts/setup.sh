@@ -22,4 +22,8 @@ if [ "$(cat .venv/.klinkctl-installed 2>/dev/null)" != "$installed_for" ]; then
   .venv/bin/pip install -q -e '.[test]'
   echo "$installed_for" > .venv/.klinkctl-installed
 fi
-.venv/bin/python -m klinkctl.artifacts   # builds java-udfs, fetches and caches the Kafka + connector jars
+if [ -n "${KLINK_JAVA_TESTS:-}" ]; then  # scripts/test.sh: the Java unit tests and the jar build in one Maven run
+  echo "== Java unit tests (Maven Surefire), building the java-udfs jars in the same run"
+  mvn -q -B -f java-udfs/pom.xml package
+fi
+.venv/bin/python -m klinkctl.artifacts   # builds java-udfs unless current, fetches and caches the Kafka + connector jars
