@@ -1,3 +1,3 @@
-"""Fault injection on the real stack: each test gets a stack of its own (it kills parts of it)."""
+"""Fault injection on the real stack: the module shares one stack, which each test finds healthy (test_faults.py)."""
 
 from tests.integration.conftest import Klinkctl, free_ports, klinkctl_factory  # noqa: F401 - fixtures and helpers

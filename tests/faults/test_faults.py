@@ -21,7 +21,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from tests.integration.conftest import Klinkctl, free_ports
+from tests.integration.conftest import PORTS_PER_STACK, Klinkctl, free_ports
 
 pytestmark = pytest.mark.integration
 
@@ -90,7 +90,7 @@ def assert_comes_back(cli) -> None:
 
 @pytest.fixture(scope="module")
 def module_stack(tmp_path_factory):
-    cli = Klinkctl(tmp_path_factory.mktemp("klink-faults"), free_ports(4))
+    cli = Klinkctl(tmp_path_factory.mktemp("klink-faults"), free_ports(PORTS_PER_STACK))
     yield cli
     cli("down")  # whatever the last test left running is stopped, even when it failed half-way
 

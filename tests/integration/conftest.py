@@ -22,6 +22,10 @@ def free_ports(count: int) -> list[int]:
             s.close()
 
 
+#: Kafka, its controller, the JobManager's RPC, Flink's REST and klinkctl's control channel (Klinkctl.port_options).
+PORTS_PER_STACK = 5
+
+
 @dataclass
 class Klinkctl:
     """Runs the real `klinkctl` command line against one state dir and one set of ports."""
@@ -48,7 +52,7 @@ def klinkctl_factory(tmp_path_factory):
     created: list[Klinkctl] = []
 
     def make() -> Klinkctl:
-        cli = Klinkctl(tmp_path_factory.mktemp("klink-state"), free_ports(5))
+        cli = Klinkctl(tmp_path_factory.mktemp("klink-state"), free_ports(PORTS_PER_STACK))
         created.append(cli)
         return cli
 
@@ -62,7 +66,7 @@ def running_stack(tmp_path_factory):
     """One stack with two TaskManagers shared by every test that needs a plain running stack, stopped at the end
     of the session: starting one per module cost ~30 s each. Tests must leave it as they found it (running, no
     job of theirs left); tests that change a stack (caps, kills, down) start their own with `klinkctl_factory`."""
-    cli = Klinkctl(tmp_path_factory.mktemp("klink-stack"), free_ports(5))
+    cli = Klinkctl(tmp_path_factory.mktemp("klink-stack"), free_ports(PORTS_PER_STACK))
     result = cli.up("--taskmanagers", "2", "--tm-memory", "1024m", "--jm-memory", "768m")
     assert result.returncode == 0, result.stderr
     yield cli
