@@ -61,6 +61,7 @@ class ControlChannel:
         self.run_dir = Path(run_dir)
         self.agents: dict[str, Agent] = {}
         self._snapshots: dict[str, str] = {}
+        self._headers: dict[str, str] = {}  # each run file's header, once written
         self._token = spec.stack_token
         self._control = json.dumps(control)
         self._ended = False
@@ -98,11 +99,14 @@ class ControlChannel:
             raise Refused(HTTPStatus.BAD_REQUEST, f"file {name!r} is none of {', '.join(RUN_FILES)}")
         header, _, rows = text.partition("\n")
         path = self.run_dir / name
-        existing = path.open().readline().rstrip("\n") if path.is_file() and path.stat().st_size else None
+        if name not in self._headers and path.is_file() and path.stat().st_size:  # read once: we write the rest
+            self._headers[name] = path.open().readline().rstrip("\n")
+        existing = self._headers.get(name)
         if existing is not None and existing != header:
             raise Refused(HTTPStatus.BAD_REQUEST, f"{name} has the header {existing!r}, not {header!r}")
         with path.open("a") as out:
             out.write(rows if existing is not None else text)
+        self._headers[name] = header
 
     def end(self, wait_s: float = END_WAIT_S) -> list[str]:
         """Back to plain Flink: answers `default` until every agent that took the run said it is done (or
