@@ -21,16 +21,15 @@ def netem() -> None:
     """Link-level network delay with tc netem (needs root and a kernel with sch_netem).
 
     Local stack: the generator moves into a network namespace joined to the host by a veth pair that
-    klinkctl creates, and netem goes on that veth, so nothing else on the host is touched. Compose
-    stack: netem goes inside the named service's containers (they need NET_ADMIN). Where the kernel
+    klinkctl creates, and netem goes on that veth, so nothing else on the host is touched. The compose
+    stack's containers share the host's network, so the same holds for it. Where the kernel
     has no netem, use the generator-side delay models instead (`bench --delay exp:240ms`)."""
 
 
 @netem.command("apply")
 @state_dir_option
 @click.option("--target", default=control.GENERATOR, show_default=True,
-              help="local: `generator` (its own namespace + veth) or a host interface you name; "
-                   "compose: a service (kafka, jobmanager, taskmanager).")
+              help="`generator` (its own namespace + veth) or a host interface you name (both backends).")
 @click.option("--delay", required=True, help="Added delay, e.g. 100ms.")
 @click.option("--jitter", help="Delay variation, e.g. 30ms. [none]")
 @click.option("--distribution", type=click.Choice(DISTRIBUTIONS), help="Shape of the jitter. [uniform]")
@@ -41,10 +40,6 @@ def apply(state_dir: Path | None, target: str, delay: str, jitter: str | None, d
     qdisc = NetemSpec.parse(delay, jitter, distribution, loss).qdisc()
     resolved = resolve_state_dir(state_dir)
     stack = backends.detect(resolved)
-    if stack is not None and stack.name == "compose":
-        entries = control.apply_compose(resolved, stack.service_containers(target), target, qdisc)
-        click.echo(f"netem on {target}: {' '.join(qdisc)} in {', '.join(e.container for e in entries)}")
-        return
     spec = stack.recorded_spec() if stack else None
     entry = control.apply_local(resolved, target, qdisc, spec.kafka_port if spec else None)
     where = f"the generator's veth {entry.device} (namespace {entry.namespace['namespace']})" if entry.namespace \
@@ -57,7 +52,7 @@ def apply(state_dir: Path | None, target: str, delay: str, jitter: str | None, d
 def show(state_dir: Path | None) -> None:
     """What klinkctl added, and what tc reports there now."""
     resolved = resolve_state_dir(state_dir)
-    shown = control.show(resolved, control.container_finder(resolved))
+    shown = control.show(resolved)
     if not shown:
         click.echo(f"no netem added by klinkctl in {resolved}")
     for entry, now in shown:
@@ -69,5 +64,5 @@ def show(state_dir: Path | None) -> None:
 def clear(state_dir: Path | None) -> None:
     """Remove every qdisc, relay and namespace klinkctl added; nothing else."""
     resolved = resolve_state_dir(state_dir)
-    cleared = control.clear(resolved, control.container_finder(resolved))
+    cleared = control.clear(resolved)
     click.echo(f"removed netem from {', '.join(cleared)}" if cleared else f"nothing to clear in {resolved}")

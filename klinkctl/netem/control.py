@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from klinkctl.errors import KlinkError
-from klinkctl.netem.links import Runner, check, on_host, probe_netem, probe_netem_on_this_host, require_local_tools
+from klinkctl.netem.links import Runner, check, on_host, probe_netem_on_this_host, require_local_tools
 from klinkctl.netem.namespace import GeneratorNamespace, stop_relays
 from klinkctl.netem.spec import tc_delete, tc_replace, tc_show
-from klinkctl.stack import backends
 from klinkctl.stack.processes import ManagedProcess
 from klinkctl.files import write_json
 
@@ -23,14 +22,14 @@ GENERATOR = "generator"
 
 @dataclass
 class Applied:
-    """One qdisc klinkctl added: on the generator's veth, on a host interface, or in a compose container."""
+    """One qdisc klinkctl added: on the generator's veth or on a host interface (the compose backend's containers
+    share the host's network, so both apply to it as they are)."""
 
     target: str
     device: str
     qdisc: list[str]
     namespace: dict | None = None  # GeneratorNamespace.to_dict() when klinkctl created it
     relays: list[dict] | None = None  # ManagedProcess dicts
-    container: str | None = None
     previous: dict | None = None  # a host interface's root qdisc before klinkctl's (previous_qdisc), for `clear`
 
     def to_dict(self) -> dict:
@@ -131,43 +130,13 @@ def _on_generator_namespace(state_dir: Path, qdisc: list[str], kafka_port: int, 
     return Applied(GENERATOR, space.namespace_device, qdisc, space.to_dict(), relays)
 
 
-def apply_compose(state_dir: Path, containers: list, service: str, qdisc: list[str], device: str = "eth0") -> list[Applied]:
-    """Compose backend: netem inside each container of the service (the container needs NET_ADMIN)."""
-    if not containers:
-        raise KlinkError(f"no running container for service {service!r}; targets are compose services "
-                         "(kafka, jobmanager, taskmanager)")
-    state = NetemState(state_dir)
-    applied = [a for a in state.load() if a.target != service]
-    runners = {container.name: container_runner(container) for container in containers}
-    for name, run in runners.items():  # every container first, so a failure leaves nothing half-applied
-        probe_netem(run, f"container {name}")
-    entries: list[Applied] = []
-    try:
-        for name, run in runners.items():
-            check(run(tc_replace(device, qdisc)), f"container {name}", "applying netem")
-            entries.append(Applied(service, device, qdisc, container=name))
-    except KlinkError:
-        for entry in entries:
-            runners[entry.container](tc_delete(device))
-        raise
-    state.save(applied + entries)
-    return entries
-
-
-def container_runner(container) -> Runner:
-    def run(argv: list[str]) -> tuple[int, str]:
-        code, output = container.exec_run(argv)
-        return code, output.decode(errors="replace").strip()
-    return run
-
-
-def show(state_dir: Path, find_container=None) -> list[tuple[Applied, str]]:
+def show(state_dir: Path) -> list[tuple[Applied, str]]:
     """Each recorded qdisc with what tc reports for its device now."""
-    return [(entry, _runner(entry, state_dir, find_container)(tc_show(entry.device))[1])
+    return [(entry, _runner(entry, state_dir)(tc_show(entry.device))[1])
             for entry in NetemState(state_dir).load()]
 
 
-def clear(state_dir: Path, find_container=None) -> list[str]:
+def clear(state_dir: Path) -> list[str]:
     """Removes every qdisc, relay and namespace klinkctl recorded, and nothing else."""
     state = NetemState(state_dir)
     cleared = []
@@ -176,8 +145,6 @@ def clear(state_dir: Path, find_container=None) -> list[str]:
         if entry.namespace:
             stop_relays([ManagedProcess.from_dict(r) for r in entry.relays or []])
             GeneratorNamespace.for_state_dir(state_dir).teardown()
-        elif entry.container:
-            _runner(entry, state_dir, find_container)(tc_delete(entry.device))
         else:
             done = _restore_host_interface(entry)
         cleared.append(f"{entry.target} ({done})")
@@ -198,17 +165,5 @@ def _restore_host_interface(entry: Applied) -> str:
             f"{entry.previous['line']}")
 
 
-def _runner(entry: Applied, state_dir: Path, find_container) -> Runner:
-    if entry.namespace:
-        return GeneratorNamespace.for_state_dir(state_dir).run
-    if entry.container:
-        if find_container is None:
-            raise KlinkError(f"netem in container {entry.container} needs the compose backend's Docker client")
-        return container_runner(find_container(entry.container))
-    return on_host
-
-
-def container_finder(state_dir: Path):
-    """The compose stack's container lookup by name (where netem went inside containers), None for a local stack."""
-    stack = backends.detect(state_dir)
-    return stack.container_by_name if stack is not None and stack.name == "compose" else None
+def _runner(entry: Applied, state_dir: Path) -> Runner:
+    return GeneratorNamespace.for_state_dir(state_dir).run if entry.namespace else on_host

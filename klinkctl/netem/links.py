@@ -1,4 +1,4 @@
-"""Where tc runs (this host, a network namespace, a container) and the probe that netem exists there."""
+"""Where tc runs (this host or a network namespace) and the probe that netem exists there."""
 
 from __future__ import annotations
 
@@ -50,8 +50,7 @@ def check(result: tuple[int, str], where: str, action: str) -> str:
     if "qdisc kind is unknown" in output or "Unknown qdisc" in output:
         raise KlinkError(f"{where} {NO_NETEM}")
     if "Operation not permitted" in output:
-        raise KlinkError(f"{action} on {where} is not permitted: tc needs root, and in a container the NET_ADMIN "
-                         "capability (compose: cap_add: [NET_ADMIN])")
+        raise KlinkError(f"{action} on {where} is not permitted: tc needs root (CAP_NET_ADMIN)")
     last = output.splitlines()[-1] if output else f"exit code {code}"
     raise KlinkError(f"{action} on {where} failed: {last}")
 

@@ -88,11 +88,12 @@ def taskmanager_pids(stack_processes: dict[str, int]) -> list[int]:
 
 
 def check_usable(backend: str, stack_processes: dict[str, int]) -> None:
-    """Before a run starts: TaskManagers that are processes on this machine (CAP_SYS_NICE is checked with the
-    other settings, RunSpec.validate)."""
-    if backend != "local":
+    """Before a run starts: TaskManagers that are processes on this machine, as the local backend's are and the
+    compose backend's (they share the host's pid namespace); CAP_SYS_NICE is checked with the other settings,
+    RunSpec.validate."""
+    if backend not in ("local", "compose"):
         raise KlinkError(f"--policy {POLICY} sets nice values of TaskManager threads on this machine: it needs the "
-                         f"local backend, not {backend}")
+                         f"local or compose backend, not {backend}")
     if not taskmanager_pids(stack_processes):
         raise KlinkError(f"--policy {POLICY}: the stack has no running TaskManager process; check `klinkctl status`")
 

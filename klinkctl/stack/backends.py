@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from klinkctl.errors import KlinkError
@@ -23,10 +24,11 @@ def create(name: str, state_dir: Path) -> StackBackend:
 
 def detect(state_dir: Path) -> StackBackend | None:
     """The backend whose record is in state_dir, if any."""
-    if (state_dir / RECORD_FILE).is_file():
-        return LocalBackend(state_dir)
-    from klinkctl.stack.compose import RECORD_FILE as COMPOSE_RECORD
-
-    if (state_dir / COMPOSE_RECORD).is_file():
-        return create("compose", state_dir)
-    return None
+    record = state_dir / RECORD_FILE
+    if not record.is_file():
+        return None
+    try:
+        name = json.loads(record.read_text()).get("backend", "local")
+    except (OSError, ValueError) as error:
+        raise KlinkError(f"cannot read {record} ({error}); remove it and run klinkctl down again") from None
+    return create(name, state_dir)

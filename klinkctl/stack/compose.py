@@ -1,347 +1,190 @@
-"""The compose backend: the same stack in containers (`klinkctl up --backend compose`).
+"""The compose backend (`klinkctl up --backend compose`): the local stack's components, each in a container.
 
-Kafka (apache/kafka) + a Flink session cluster built from compose/Dockerfile, driven through
-`docker compose` (start/stop) and the Docker SDK (engine check, health, status). It needs a Docker
-engine: without one it fails before touching anything. Files: compose/docker-compose.yml, the image
-build context compose/build/jars/ (filled from the jars klinkctl already has; nothing is downloaded
-here), and <state_dir>/compose-stack.json (the spec it was started with, so status/down need no options).
+Kafka, the JobManager and every TaskManager run in containers of their own on one Docker engine, driven through the
+Docker SDK (no `docker compose` plugin needed). They run the very commands the local backend runs, from the same
+distribution, jars and state dir, which the containers mount at the same paths (read-only, but for the state dir).
+So everything the rest of klinkctl needs holds unchanged (docs/backends.md):
+
+- host networking: every service binds to --host as locally, the agents reach the control channel, and jobs,
+  the generator and netem use the same addresses;
+- the host's pid namespace: a component's pid is the one procfs sampling, `--policy os-priority` and the agent's
+  status file know;
+- the containers run as the calling user, so the state dir stays theirs.
+
+The engine places the TaskManagers: --tm-cpus is each container's cpuset, --tm-quota its CPU quota (10 ms period,
+as locally), and --tm-cpu-quota a cgroup of klinkctl's that all TaskManager containers are made inside.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-import time
-import urllib.request
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from klinkctl.errors import ComponentFailed, KlinkError
-from klinkctl.paths import PROJECT_ROOT
-from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
-from klinkctl.stack.docker_engine import (SERVICE_LABEL, container_status, docker_client, require_compose_cli,
-                                          status_order)
-from klinkctl.stack.ports import ensure_free
-from klinkctl.stack.spec import StackSpec, option_name
-from klinkctl.files import write_json
+import psutil
+
+from klinkctl import artifacts
+from klinkctl.cpus import CGROUP_ROOT, QUOTA_PERIOD_US, cpu_quota_group
+from klinkctl.errors import ComponentFailed
+from klinkctl.stack import flink
+from klinkctl.stack.base import Progress, no_progress
+from klinkctl.stack.container_image import ensure_image
+from klinkctl.stack.docker_engine import docker_client
+from klinkctl.stack.local import LocalBackend
+from klinkctl.stack.processes import ManagedProcess, Spawn, stop
+from klinkctl.stack.spec import StackSpec
 
 if TYPE_CHECKING:
     import docker
 
-    from klinkctl import artifacts
-
-COMPOSE_DIR = PROJECT_ROOT / "compose"
-COMPOSE_FILE = COMPOSE_DIR / "docker-compose.yml"
-BUILD_JARS_DIR = COMPOSE_DIR / "build" / "jars"
-RECORD_FILE = "compose-stack.json"
-DEFAULT_PROJECT = "klink"
-AGENT_JAR_NAME = "klink-agent.jar"
-DEFAULT_AGENT_ARGS = "statusDir=/tmp/klink-agent"
-PROJECT_LABEL = "com.docker.compose.project"
-#: StackSpec.ports() names of the ports compose publishes on the host (the others stay in the network).
-PUBLISHED_PORTS = ("Kafka broker", "Flink REST")
-
-ComposeAction = Literal["up", "down", "purge"]
-
-
-@dataclass(frozen=True)
-class ComposeArtifacts:
-    """The jars the image needs, built or downloaded elsewhere (the local backend's artifact code)."""
-
-    connector_jar: Path
-    agent_jar: Path
-    extra_jars: tuple[Path, ...] = ()
-
-    @classmethod
-    def from_artifacts(cls, jars: artifacts.Artifacts) -> ComposeArtifacts:
-        return cls(jars.connector_jar, jars.agent_jar, tuple(jars.udf_jars))
-
-    @classmethod
-    def ensure(cls, progress: Progress = no_progress) -> ComposeArtifacts:
-        """Build java-udfs if stale and fetch the connector, with klinkctl.artifacts (Kafka's jars are not needed)."""
-        from klinkctl import artifacts
-
-        built = artifacts.build_java_udfs(progress)
-        extras = tuple(jar for jar in built if jar not in artifacts.NOT_ON_CLUSTER_CLASSPATH)
-        return cls(artifacts.connector_jar(progress), artifacts.AGENT_JAR, extras)
-
-    def files(self) -> dict[str, Path]:
-        """Build-context file name -> source; the agent always lands as klink-agent.jar."""
-        named = {p.name: p for p in (self.connector_jar, *self.extra_jars)}
-        return {**named, AGENT_JAR_NAME: self.agent_jar}
-
-
-def prepare_build_context(artifacts: ComposeArtifacts, jars_dir: Path = BUILD_JARS_DIR) -> list[Path]:
-    """Replace jars_dir's content with the artifacts' jars; returns the files written."""
-    missing = [str(src) for src in artifacts.files().values() if not src.is_file()]
-    if missing:
-        raise KlinkError(
-            f"jar(s) for the compose image not found: {', '.join(missing)}; "
-            "build them first (mvn -q -f java-udfs/pom.xml package) or run klinkctl up once with the local backend"
-        )
-    if jars_dir.exists():
-        shutil.rmtree(jars_dir)
-    jars_dir.mkdir(parents=True)
-    return [Path(shutil.copy2(src, jars_dir / name)) for name, src in sorted(artifacts.files().items())]
-
-
-def compose_environment(spec: StackSpec, agent_args: str = DEFAULT_AGENT_ARGS) -> dict[str, str]:
-    """The variables docker-compose.yml interpolates (and nothing else)."""
-    extra = "\n".join(f"{key}: {_yaml_scalar(value)}" for key, value in sorted(spec.flink_config.items()))
-    return {
-        "KAFKA_PORT": str(spec.kafka_port),
-        "REST_PORT": str(spec.rest_port),
-        "TASK_SLOTS": str(spec.slots),
-        "JM_MEMORY": spec.jobmanager_memory,
-        "TM_MEMORY": spec.taskmanager_memory,
-        "KAFKA_HEAP": spec.kafka_heap,
-        "KLINK_AGENT_ARGS": agent_args,
-        "FLINK_EXTRA_PROPERTIES": extra,
-    }
-
-
-def _yaml_scalar(value: object) -> str:
-    """A config value as FLINK_PROPERTIES' YAML reads it back (`true`, not Python's `True`)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def compose_command(
-    spec: StackSpec,
-    action: ComposeAction,
-    project: str = DEFAULT_PROJECT,
-    compose_file: Path = COMPOSE_FILE,
-) -> list[str]:
-    """The `docker compose` argv for up (build + scale), down, or purge (down -v: also Kafka's volume)."""
-    base = ["docker", "compose", "-f", str(compose_file), "-p", project]
-    if action == "up":
-        return [*base, "up", "-d", "--build", "--scale", f"taskmanager={spec.taskmanagers}"]
-    if action == "down":
-        return [*base, "down"]
-    if action == "purge":
-        return [*base, "down", "-v"]
-    raise ValueError(f"unknown compose action {action!r}")
-
+STACK_LABEL = "io.klink.stack"
+COMPONENT_LABEL = "io.klink.component"
+CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+STOP_GRACE_S = 15
 
 #: Options the compose backend cannot honour, and why: refused in one line, never ignored (issue 21, item 4).
-_APART = "it scales one taskmanager service, whose replicas it cannot tell apart"
-_NO_CPU_MAPPING = "container cpusets and CPU quotas are not mapped yet"
-LOCAL_ONLY = {"taskmanager_quotas": _APART, "taskmanager_interference": _APART,
-              "taskmanager_cpus": _NO_CPU_MAPPING, "taskmanager_cpu_quota": _NO_CPU_MAPPING,
-              "taskmanager_cgroup_parent": _NO_CPU_MAPPING,
-              "jobmanager_rpc_port": "that port stays inside the compose network",
-              "kafka_controller_port": "that port stays inside the compose network"}
+COMPOSE_CANNOT = {
+    "taskmanager_interference": "a CPU hog is a local process in the TaskManager's cgroup",
+    "taskmanager_cgroup_parent": "the engine makes the containers' cgroups under its own root",
+}
 
 
-def refuse_local_only(spec: StackSpec) -> None:
-    """The options given (not at their defaults) that compose cannot honour, grouped by reason."""
-    given: dict[str, list[str]] = {}
-    for name, why in LOCAL_ONLY.items():
-        if getattr(spec, name) != StackSpec.model_fields[name].default:
-            given.setdefault(why, []).append(option_name(name))
-    if given:
-        why, names = next(iter(given.items()))
-        raise KlinkError(f"{' and '.join(names)}: the compose backend cannot honour "
-                         f"{'it' if len(names) == 1 else 'them'} ({why}); use --backend local")
-
-
-def flink_taskmanagers(rest_url: str, timeout_s: float = 2.0) -> int | None:
-    """TaskManagers registered according to Flink's REST /overview; None while it does not answer."""
-    try:
-        with urllib.request.urlopen(f"{rest_url}/overview", timeout=timeout_s) as response:
-            return int(json.load(response).get("taskmanagers", 0))
-    except (OSError, ValueError):
-        return None
-
-
-def wait_until(check: Callable[[], bool], timeout_s: float, interval_s: float = 1.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        if check():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval_s)
-
-
-class ComposeBackend(StackBackend):
-    """Kafka + Flink JM + N TMs as a docker compose project (default project name "klink")."""
+class ComposeBackend(LocalBackend):
+    """The local backend's components and record (stack.json, `"backend": "compose"`), started in containers."""
 
     name = "compose"
+    confines_taskmanagers = False  # the engine does: cpuset and quota per container
+    cannot_honour = COMPOSE_CANNOT
 
-    def __init__(
-        self,
-        state_dir: Path,
-        artifacts: ComposeArtifacts | None = None,
-        project: str = DEFAULT_PROJECT,
-        compose_file: Path = COMPOSE_FILE,
-        jars_dir: Path = BUILD_JARS_DIR,
-        ready_timeout_s: float = 240.0,
-    ) -> None:
-        self.state_dir = Path(state_dir)
-        self.artifacts = artifacts
-        self.project = project
-        self.compose_file = compose_file
-        self.jars_dir = jars_dir
-        self.ready_timeout_s = ready_timeout_s
+    def __init__(self, state_dir: Path) -> None:
+        super().__init__(state_dir)
+        self._client: docker.DockerClient | None = None
+        self._image = ""
+        self._jars: artifacts.Artifacts | None = None
 
-    # -- the StackBackend interface -------------------------------------------------------------
+    @property
+    def client(self) -> docker.DockerClient:
+        if self._client is None:
+            self._client = docker_client()
+        return self._client
 
-    def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
-        refuse_local_only(spec)
-        client = docker_client()  # first: without an engine nothing is checked, written or started
-        require_compose_cli()
-        if spec.host != "127.0.0.1":
-            raise KlinkError(f"the compose backend publishes its ports on 127.0.0.1 only, not {spec.host}")
-        if self._already_running(client, spec):
-            progress("compose stack already running")
-            return False
-        ensure_free(spec.host, [p for p in spec.ports() if p.name in PUBLISHED_PORTS])
-        jars = self.artifacts or ComposeArtifacts.ensure(progress)
-        progress(f"preparing the image build context ({self.jars_dir})")
-        prepare_build_context(jars, self.jars_dir)
-        self._save(spec)
-        try:
-            self._start(client, spec, progress)
-        except BaseException:
-            progress("start failed; removing the containers (docker compose down)")
-            self._run_compose(spec, "down", check=False)
-            self.state_file.unlink(missing_ok=True)
-            raise
-        return True
+    def check(self, spec: StackSpec) -> None:
+        super().check(spec)
+        _ = self.client  # without an engine nothing is written or started
+
+    def prepare(self, spec: StackSpec, jars: artifacts.Artifacts, progress: Progress) -> None:
+        self._image = ensure_image(self.client, spec, progress)
+        self._jars = jars
+        self._remove_leftovers(spec)
+
+    def spawner(self, spec: StackSpec) -> Spawn:
+        assert self._jars is not None, "prepare() first"
+        return ContainerLauncher(self.client, spec, self._image, _mounts(spec, self._jars))
 
     def down(self, purge: bool = False, progress: Progress = no_progress) -> list[str]:
-        spec = self._load()
-        if spec is None:
-            return []
-        client = docker_client()
-        stopped = [s.name for s in self._statuses(client, spec, stats=False) if s.running]
-        progress("removing the compose stack" + (" and its Kafka volume" if purge else ""))
-        self._run_compose(spec, "purge" if purge else "down")
-        self.state_file.unlink(missing_ok=True)
+        spec = self.recorded_spec()
+        stopped = super().down(purge, progress)
+        if spec is not None:
+            _remove_engine_groups(spec)
         return stopped
 
-    def status(self) -> list[ComponentStatus]:
-        spec = self._load()
-        if spec is None:
-            return []
-        return self._statuses(docker_client(), spec)
-
-    def endpoints(self) -> Endpoints:
-        spec = self.recorded_spec() or StackSpec(state_dir=self.state_dir)
-        return Endpoints(bootstrap_servers=spec.bootstrap_servers, rest_url=spec.rest_url)
-
-    def recorded_spec(self) -> StackSpec | None:
-        return self._load()
-
-    # -- helpers -------------------------------------------------------------------------------
-
-    @property
-    def state_file(self) -> Path:
-        return self.state_dir / RECORD_FILE
-
-    @property
-    def log_file(self) -> Path:
-        return self.state_dir / "logs" / "compose.log"
-
-    def _start(self, client: docker.DockerClient, spec: StackSpec, progress: Progress) -> None:
-        progress(
-            f"building the Flink image and starting kafka, jobmanager, {spec.taskmanagers} taskmanager(s) "
-            "(docker compose up; the first build takes several minutes)"
-        )
-        self._run_compose(spec, "up")
-        progress("waiting for Kafka's healthcheck")
-        self._wait_kafka(client)
-        progress(f"waiting for {spec.taskmanagers} TaskManager(s) on {spec.rest_url}/overview")
-        self._wait_flink(client, spec)
-        progress(f"ready: Kafka {spec.bootstrap_servers}, Flink {spec.rest_url}")
-
-    def _wait_kafka(self, client: docker.DockerClient) -> None:
-        def healthy() -> bool:
-            containers = self._containers(client, "kafka")
-            state = containers[0].attrs.get("State", {}) if containers else {}
-            health = (state.get("Health") or {}).get("Status")
-            if health == "unhealthy" or state.get("Status") in {"exited", "dead"}:
-                raise self._failed("kafka", f"container is {health or state['Status']}")
-            return health == "healthy"
-
-        if not wait_until(healthy, self.ready_timeout_s):
-            raise self._failed("kafka", f"not healthy after {self.ready_timeout_s:.0f} s")
-
-    def _wait_flink(self, client: docker.DockerClient, spec: StackSpec) -> None:
-        def ready() -> bool:
-            for container in self._containers(client, "jobmanager"):
-                if container.attrs["State"].get("Status") in {"exited", "dead"}:
-                    raise self._failed("jobmanager", f"container is {container.attrs['State']['Status']}")
-            return (flink_taskmanagers(spec.rest_url) or 0) >= spec.taskmanagers
-
-        if wait_until(ready, self.ready_timeout_s):
+    def stop_component(self, component: ManagedProcess) -> None:
+        if component.container is None:
+            stop(component)
             return
-        registered = flink_taskmanagers(spec.rest_url)
-        waited = f"after {self.ready_timeout_s:.0f} s"
-        if registered is None:
-            raise self._failed("jobmanager", f"REST API {spec.rest_url} not answering {waited}")
-        raise self._failed("taskmanager", f"{registered}/{spec.taskmanagers} TaskManagers registered {waited}")
+        from docker.errors import NotFound
 
-    def service_containers(self, service: str) -> list[Any]:
-        """The running containers of a compose service (for netem)."""
-        return [c for c in self._containers(docker_client(), service) if c.status == "running"]
-
-    def container_by_name(self, name: str) -> Any:
-        return docker_client().containers.get(name)
-
-    def _failed(self, service: str, reason: str) -> ComponentFailed:
-        return ComponentFailed(service, reason, f"docker compose -p {self.project} logs {service}")
-
-    def _containers(self, client: docker.DockerClient, service: str | None = None) -> list[Any]:
-        labels = [f"{PROJECT_LABEL}={self.project}"] + ([f"{SERVICE_LABEL}={service}"] if service else [])
-        return client.containers.list(all=True, filters={"label": labels})
-
-    def _statuses(self, client: docker.DockerClient, spec: StackSpec, stats: bool = True) -> list[ComponentStatus]:
-        found = [container_status(c, spec, stats) for c in self._containers(client)]
-        return sorted(found, key=status_order)
-
-    def _already_running(self, client: docker.DockerClient, spec: StackSpec) -> bool:
-        recorded = self._load()
-        if recorded is None:
-            return False
-        statuses = self._statuses(client, recorded, stats=False)
-        if not statuses or not all(s.running for s in statuses):
-            return False
-        if recorded.to_dict() != spec.to_dict():
-            raise KlinkError("the compose stack is already running with other settings; run klinkctl down first")
-        return True
-
-    def _run_compose(self, spec: StackSpec, action: ComposeAction, check: bool = True) -> None:
-        argv = compose_command(spec, action, self.project, self.compose_file)
-        self.log_file.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_file.open("a") as log:
-            log.write(f"$ {' '.join(argv)}\n")
-            log.flush()
-            env = {**os.environ, **compose_environment(spec)}
-            code = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, env=env, check=False).returncode
-        if check and code != 0:
-            raise KlinkError(f"`docker compose {action}` failed (exit {code}): {_last_line(self.log_file)} "
-                             f"(see {self.log_file})")
-
-    def _save(self, spec: StackSpec) -> None:
-        record = {"backend": self.name, "project": self.project, "spec": spec.to_dict()}
-        write_json(self.state_file, record)
-
-    def _load(self) -> StackSpec | None:
         try:
-            record = json.loads(self.state_file.read_text())
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            raise KlinkError(f"cannot read {self.state_file} ({exc}); remove it and run klinkctl down again")
-        self.project = record.get("project", self.project)  # status/down follow the recorded project
-        return StackSpec.from_dict(record["spec"])
+            container = self.client.containers.get(component.container)
+        except NotFound:
+            return
+        container.stop(timeout=STOP_GRACE_S)
+        container.remove(force=True)
+
+    def _remove_leftovers(self, spec: StackSpec) -> None:
+        """Containers of this stack that no record names any more (a klinkctl killed during `up`)."""
+        for container in self.client.containers.list(all=True, filters={"label": f"{STACK_LABEL}={spec.stack_token}"}):
+            container.remove(force=True)
 
 
-def _last_line(path: Path) -> str:
-    lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
-    return lines[-1][:200] if lines else "no output"
+class ContainerLauncher:
+    """Starts one component's command in a container of its own (processes.Spawn), as the local backend would."""
+
+    def __init__(self, client: docker.DockerClient, spec: StackSpec, image: str, mounts: dict[str, dict]) -> None:
+        self.client, self.spec, self.image, self.mounts = client, spec, image, mounts
+
+    def __call__(self, name: str, argv: list[str], env: dict[str, str], log_file: Path,
+                 port: int | None = None) -> ManagedProcess:
+        from docker.errors import DockerException
+
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        home = self.spec.state_dir / "tmp"
+        home.mkdir(parents=True, exist_ok=True)
+        command = ["sh", "-c", 'exec "$@" >>"$0" 2>&1', str(log_file), *argv]
+        try:
+            container = self.client.containers.run(
+                self.image, command, name=f"klinkctl-{self.spec.stack_token}-{name}", detach=True,
+                network_mode="host", pid_mode="host", user=f"{os.getuid()}:{os.getgid()}",
+                environment=container_env(env, home), volumes=self.mounts, working_dir=str(self.spec.state_dir),
+                labels={STACK_LABEL: self.spec.stack_token, COMPONENT_LABEL: name},
+                **placement(self.spec, name))
+            container.reload()
+        except DockerException as error:
+            raise ComponentFailed(name, f"the engine did not start its container: {_first_line(error)}",
+                                  str(log_file)) from None
+        pid = container.attrs["State"].get("Pid") or 0
+        try:
+            created = psutil.Process(pid).create_time() if pid else None
+        except psutil.NoSuchProcess:
+            created = None
+        if created is None:
+            raise ComponentFailed(name, "its container exited at once", str(log_file))
+        return ManagedProcess(name, pid, created, str(log_file), port, container.id)
+
+
+def container_env(env: dict[str, str], home: Path) -> dict[str, str]:
+    """What the command needs of the environment the local backend would give it: Flink's variables, no more."""
+    return {**{k: v for k, v in env.items() if k.startswith("FLINK_")}, "PATH": CONTAINER_PATH, "HOME": str(home)}
+
+
+def placement(spec: StackSpec, name: str) -> dict[str, object]:
+    """The engine's CPU settings for a component: a TaskManager's cpuset, its quota, the group of them all."""
+    if not name.startswith("taskmanager-"):
+        return {}
+    index = int(name.rpartition("-")[2])
+    settings: dict[str, object] = {}
+    if spec.taskmanager_cpus:
+        settings["cpuset_cpus"] = spec.taskmanager_cpus
+    own = spec.quota_of.get(index) or (spec.taskmanager_cpu_quota if spec.taskmanagers == 1 else 0)
+    if own:
+        settings.update(cpu_period=QUOTA_PERIOD_US, cpu_quota=max(1000, round(own * QUOTA_PERIOD_US)))
+    if spec.taskmanager_cpu_quota and spec.taskmanagers > 1:
+        cpu_quota_group(spec.taskmanager_cgroup, spec.taskmanager_cpu_quota, "--tm-cpu-quota")
+        settings["cgroup_parent"] = "/" + spec.taskmanager_cgroup
+    return settings
+
+
+def _remove_engine_groups(spec: StackSpec) -> None:
+    """The empty groups the engine made for --tm-cpu-quota's cgroup_parent in cgroup v1's other hierarchies
+    (the local backend's release removed the cpu one); a group still in use or not there is left alone."""
+    for group in CGROUP_ROOT.glob(f"*/{spec.taskmanager_cgroup}"):
+        try:
+            group.rmdir()
+        except OSError:
+            pass
+
+
+def _mounts(spec: StackSpec, jars: artifacts.Artifacts) -> dict[str, dict]:
+    """The host paths the commands use, at the same paths: the state dir (writable), Flink and the jars (read-only).
+
+    The lib dir links Flink's and the connector's jars from where they are cached; those directories are mounted."""
+    read_only = {flink.flink_home(), jars.kafka_libs}
+    read_only |= {link.resolve().parent for link in flink.lib_dir(spec).iterdir() if link.is_symlink()}
+    mounts = {str(path): {"bind": str(path), "mode": "ro"} for path in read_only}
+    state = spec.state_dir.resolve()
+    mounts[str(state)] = {"bind": str(state), "mode": "rw"}
+    return mounts
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]

@@ -19,7 +19,7 @@ from klinkctl import artifacts as java_artifacts, privileges
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
 from klinkctl.cpus import cpu_quota_group, cpu_quota_subgroup, in_group, pinned, release_cpu_quota_group
-from klinkctl.stack.processes import ManagedProcess, spawn
+from klinkctl.stack.processes import ManagedProcess, Spawn, spawn
 from klinkctl.stack.spec import StackSpec, taskmanager_name
 
 
@@ -176,22 +176,23 @@ def script_env(spec: StackSpec, log_dir: Path) -> dict[str, str]:
 
 
 def _start(spec: StackSpec, component: str, script: str, extra_args: list[str], port: int | None,
-           confine: Callable[[list[str]], list[str]] = list) -> ManagedProcess:
+           start: Spawn, confine: Callable[[list[str]], list[str]] = list) -> ManagedProcess:
     log_dir = component_log_dir(spec, component)
     log_dir.mkdir(parents=True, exist_ok=True)
     argv = confine(["bash", str(flink_home() / "bin" / script), "start-foreground", *extra_args])
     # start-foreground execs the JVM, so the pid we record is the JobManager/TaskManager itself.
-    return spawn(component, argv, script_env(spec, log_dir), log_dir / "launcher.out", port)
+    return start(component, argv, script_env(spec, log_dir), log_dir / "launcher.out", port)
 
 
-def start_jobmanager(spec: StackSpec) -> ManagedProcess:
-    return _start(spec, "jobmanager", "jobmanager.sh", [], spec.rest_port)
+def start_jobmanager(spec: StackSpec, start: Spawn = spawn) -> ManagedProcess:
+    return _start(spec, "jobmanager", "jobmanager.sh", [], spec.rest_port, start)
 
 
-def start_taskmanager(spec: StackSpec, index: int) -> ManagedProcess:
+def start_taskmanager(spec: StackSpec, index: int, start: Spawn = spawn, confined_here: bool = True) -> ManagedProcess:
+    """confined_here: pin and cap it with taskset and our cgroups; False when `start` places it (a container)."""
     name = taskmanager_name(index)
-    return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None,
-                  lambda argv: as_taskmanager(spec, index, argv))
+    confine = (lambda argv: as_taskmanager(spec, index, argv)) if confined_here else list
+    return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None, start, confine)
 
 
 def as_taskmanager(spec: StackSpec, index: int, argv: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 from klinkctl.errors import ComponentFailed
-from klinkctl.stack.processes import ManagedProcess, spawn
+from klinkctl.stack.processes import ManagedProcess, Spawn, spawn
 from klinkctl.stack.spec import StackSpec
 
 CLUSTER_ID_FILE = "cluster.id"
@@ -114,7 +114,7 @@ def _run(argv: list[str], spec: StackSpec) -> str:
     return result.stdout
 
 
-def start(spec: StackSpec, libs: Path) -> ManagedProcess:
+def start(spec: StackSpec, libs: Path, start_process: Spawn = spawn) -> ManagedProcess:
     properties = write_config(spec)
     format_storage_once(spec, libs)
     tmp = spec.state_dir / "tmp"
@@ -123,7 +123,7 @@ def start(spec: StackSpec, libs: Path) -> ManagedProcess:
             f"-Dlog4j2.configurationFile={kafka_dir(spec) / 'log4j2.properties'}",
             f"-Djava.io.tmpdir={tmp}",
             "-cp", f"{libs}/*", "kafka.Kafka", str(properties)]
-    return spawn("kafka", argv, dict(os.environ), spec.state_dir / "logs" / "kafka.out", spec.kafka_port)
+    return start_process("kafka", argv, dict(os.environ), spec.state_dir / "logs" / "kafka.out", spec.kafka_port)
 
 
 def is_ready(spec: StackSpec) -> bool:

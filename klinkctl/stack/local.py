@@ -15,8 +15,8 @@ from klinkctl.locks import STACK_LOCK
 from klinkctl.stack import flink, interference, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
 from klinkctl.stack.ports import ensure_free
-from klinkctl.stack.processes import ManagedProcess, is_running, resource_usage, stop
-from klinkctl.stack.spec import StackSpec
+from klinkctl.stack.processes import ManagedProcess, Spawn, is_running, resource_usage, spawn, stop
+from klinkctl.stack.spec import StackSpec, refuse_unhonoured
 from klinkctl.files import write_json
 
 RECORD_FILE = "stack.json"
@@ -31,7 +31,13 @@ HOG_SETTLE_S = 0.5
 
 
 class LocalBackend(StackBackend):
+    """Its components are processes of this machine; a subclass may start the same commands elsewhere (compose)."""
+
     name = "local"
+    #: Pin and cap the TaskManagers here (taskset, our cgroups); False where the launcher places them itself.
+    confines_taskmanagers = True
+    #: Options given that this backend cannot honour, and why: refused in one line, never ignored.
+    cannot_honour = {name: "only the compose backend runs images" for name in ("base_image", "debian_mirror")}
 
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
@@ -42,6 +48,9 @@ class LocalBackend(StackBackend):
         if not self.record_path.is_file():
             return None
         data = json.loads(self.record_path.read_text())
+        if data.get("backend", "local") != self.name:
+            raise KlinkError(f"the stack in {self.state_dir} was started with --backend {data['backend']}; "
+                             "run `klinkctl down` first")
         return StackSpec.from_dict(data["spec"]), [ManagedProcess.from_dict(c) for c in data["components"]]
 
     def _save(self, spec: StackSpec, components: list[ManagedProcess]) -> None:
@@ -56,10 +65,10 @@ class LocalBackend(StackBackend):
     def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
         if self._already_running():
             return False
-        prereqs.check_java()
-        prereqs.check_maven()
+        self.check(spec)
         ensure_free(spec.host, spec.ports())
         jars = artifacts.ensure_all(progress)
+        self.prepare(spec, jars, progress)
         self._mark_state_dir()
         started: list[ManagedProcess] = []
         try:
@@ -71,6 +80,22 @@ class LocalBackend(StackBackend):
             self.record_path.unlink(missing_ok=True)
             raise
         return True
+
+    def check(self, spec: StackSpec) -> None:
+        """What must hold before anything is written or started; one-line KlinkError otherwise."""
+        refuse_unhonoured(spec, self.name, self.cannot_honour)
+        prereqs.check_java()
+        prereqs.check_maven()
+
+    def prepare(self, spec: StackSpec, jars: artifacts.Artifacts, progress: Progress) -> None:
+        """Whatever the components need beyond the jars (nothing here; the compose backend builds its image)."""
+
+    def spawner(self, spec: StackSpec) -> Spawn:
+        """How this backend starts one component."""
+        return spawn
+
+    def stop_component(self, component: ManagedProcess) -> None:
+        stop(component)
 
     def _already_running(self) -> bool:
         loaded = self._load()
@@ -101,9 +126,11 @@ class LocalBackend(StackBackend):
         flink.write_conf_dir(spec, jars)
         flink.write_lib_dir(spec, jars)
         progress("starting Kafka broker, Flink JobManager and TaskManager(s)")
-        broker = launch(kafka.start(spec, jars.kafka_libs))
-        jobmanager = launch(flink.start_jobmanager(spec))
-        taskmanagers = [launch(flink.start_taskmanager(spec, i)) for i in range(1, spec.taskmanagers + 1)]
+        start = self.spawner(spec)
+        broker = launch(kafka.start(spec, jars.kafka_libs, start))
+        jobmanager = launch(flink.start_jobmanager(spec, start))
+        taskmanagers = [launch(flink.start_taskmanager(spec, i, start, self.confines_taskmanagers))
+                        for i in range(1, spec.taskmanagers + 1)]
         everything = [broker, jobmanager, *taskmanagers]
         _wait(spec, "kafka", lambda: kafka.is_ready(spec), everything, KAFKA_READY_TIMEOUT_S, progress,
               "waiting for Kafka to answer metadata")
@@ -162,12 +189,11 @@ class LocalBackend(StackBackend):
         if data.get("remove_when_empty") and not any(self.state_dir.iterdir()):
             self.state_dir.rmdir()
 
-    @staticmethod
-    def _stop_all(components: list[ManagedProcess], progress: Progress = no_progress) -> list[str]:
+    def _stop_all(self, components: list[ManagedProcess], progress: Progress = no_progress) -> list[str]:
         stopped = []
         for component in reversed(components):  # TaskManagers, then the JobManager, then Kafka
             progress(f"stopping {component.name}")
-            stop(component)
+            self.stop_component(component)
             stopped.append(component.name)
         return stopped
 

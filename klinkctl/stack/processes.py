@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ class ManagedProcess:
     create_time: float  # psutil's start time: tells our process from a later one that reused the pid
     log_file: str
     port: int | None = None
+    container: str | None = None  # the container it runs in (compose backend), None for a local process
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -42,6 +44,10 @@ def launch(name: str, argv: list[str], env: dict[str, str], log_file: Path,
 def spawn(name: str, argv: list[str], env: dict[str, str], log_file: Path, port: int | None = None) -> ManagedProcess:
     """launch() for processes that outlive this one (stack components): only the record is kept."""
     return launch(name, argv, env, log_file, port)[1]
+
+
+#: How a backend starts a stack component: spawn() here, or in a container of its own (compose.ContainerLauncher).
+Spawn = Callable[[str, list[str], dict[str, str], Path, "int | None"], ManagedProcess]
 
 
 def _process(managed: ManagedProcess) -> psutil.Process | None:

@@ -75,6 +75,11 @@ class StackSpec(Section):
                                         "send each record to the least backlogged of the next 4 downstream "
                                         "channels instead of round robin "
                                         "(taskmanager.network.adaptive-partitioner.enabled; Flink 2.3+).", flag=True)
+    base_image: str = option("", "compose backend: the image its containers run; it needs java 17 and bash (Flink, "
+                             "Kafka and the jars are mounted from this machine). [one built from Debian packages "
+                             "with debootstrap, once per engine]")
+    debian_mirror: str = option("http://deb.debian.org/debian", "compose backend: the Debian mirror its image is "
+                                "built from.")
     host: str = option("127.0.0.1", "Address every service binds to. Anything but loopback exposes Flink's "
                        "job-running REST API.")
     kafka_port: int = option(9092, "Kafka broker port.", **PORT)
@@ -254,6 +259,14 @@ def flink_release() -> tuple[int, ...]:
     the top: this module's checks also run alone, copied without the package (tests/integration/test_privileges)."""
     from klinkctl import FLINK_VERSION
     return tuple(int(part) for part in FLINK_VERSION.split("."))
+
+
+def refuse_unhonoured(spec: StackSpec, backend: str, reasons: dict[str, str]) -> None:
+    """One line for the first option given (not at its default) that `backend` cannot honour (reasons: field -> why)."""
+    given = [name for name in reasons if getattr(spec, name) != StackSpec.model_fields[name].default]
+    if given:
+        raise KlinkError(f"{option_name(given[0])}: the {backend} backend cannot honour it "
+                         f"({reasons[given[0]]}); leave it out or use another --backend")
 
 
 def option_name(field: str) -> str:

@@ -72,21 +72,11 @@ def test_up_refuses_in_one_line_before_anything_starts(tmp_path, args):
     assert not state.exists()
 
 
-def test_compose_refuses_them_before_it_looks_for_docker(tmp_path, monkeypatch):
+def test_compose_refuses_interference_before_it_looks_for_docker(tmp_path, monkeypatch):
     monkeypatch.setattr(compose, "docker_client", lambda: pytest.fail("docker was asked"))
     backend = compose.ComposeBackend(tmp_path)
-    with pytest.raises(KlinkError, match="^--tm-quota and --tm-interference: the compose backend cannot honour"):
+    with pytest.raises(KlinkError, match="^--tm-interference: the compose backend cannot honour it"):
         backend.up(spec(taskmanager_quotas="1=0.5", taskmanager_interference="2=0.5", state_dir=tmp_path))
-    compose.refuse_local_only(spec())  # nothing to refuse
-
-
-@pytest.mark.parametrize(("given", "named"), [({"taskmanager_cpus": "1"}, "--tm-cpus"),
-                                              ({"taskmanager_cpu_quota": 0.5}, "--tm-cpu-quota"),
-                                              ({"jobmanager_rpc_port": 16123}, "--rpc-port"),
-                                              ({"kafka_controller_port": 19093}, "--kafka-controller-port")])
-def test_compose_refuses_every_option_it_would_ignore(given, named):
-    with pytest.raises(KlinkError, match=f"^{named}: the compose backend cannot honour it .*; use --backend local$"):
-        compose.refuse_local_only(spec(**given))
 
 
 def test_the_run_config_shows_them(tmp_path):

@@ -82,9 +82,10 @@ def test_os_priority_settings_are_checked_up_front(monkeypatch):
         RunSpec(policy="os-priority")
 
 
-def test_os_priority_needs_taskmanager_processes_of_the_local_backend():
-    with pytest.raises(KlinkError, match="^--policy os-priority sets nice values .* local backend, not compose$"):
-        check_usable("compose", {"taskmanager-1": 42})
+def test_os_priority_needs_taskmanager_processes_of_this_machine():
+    with pytest.raises(KlinkError, match="^--policy os-priority sets nice values .* local or compose backend, not remote$"):
+        check_usable("remote", {"taskmanager-1": 42})
+    check_usable("compose", {"taskmanager-1": 42})  # its containers share the host's pid namespace
     with pytest.raises(KlinkError, match="no running TaskManager process"):
         check_usable("local", {"kafka": 1, "jobmanager": 2})
     check_usable("local", {"kafka": 1, "taskmanager-1": 3})
@@ -118,11 +119,11 @@ def test_only_threads_it_changed_are_restored_to_their_own_nice_value(tmp_path):
 
 
 def test_a_run_on_another_backend_is_refused_before_its_run_directory_exists(monkeypatch, tmp_path):
-    class Compose:
-        name = "compose"
+    class Remote:
+        name = "remote"
 
-    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: Compose())
+    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: Remote())
     spec = type("Spec", (), {"state_dir": tmp_path / "state"})()
-    with pytest.raises(KlinkError, match="needs the local backend, not compose"):
+    with pytest.raises(KlinkError, match="needs the local or compose backend, not remote"):
         bench.run_bench(spec, RunSpec(policy="os-priority"), tmp_path / "results", {"taskmanager-1": 1})
     assert not (tmp_path / "results").exists()
