@@ -23,6 +23,11 @@ from klinkctl.stack.compose import STACK_LABEL
 ENGINE_START_S = 60
 
 
+def _engine_groups() -> set[Path]:
+    """The cgroups a dockerd makes for its containers (one per cgroup v1 hierarchy)."""
+    return set(Path("/sys/fs/cgroup").glob("*/docker"))
+
+
 def _reachable() -> bool:
     from klinkctl.errors import KlinkError
     from klinkctl.stack.docker_engine import docker_client
@@ -47,6 +52,7 @@ def docker_engine(tmp_path_factory):
                     "apt-get install docker.io)")
     run = tmp_path_factory.mktemp("dockerd")
     socket = f"unix://{run / 'docker.sock'}"
+    groups_before = _engine_groups()
     with (run / "dockerd.log").open("w") as log:
         engine = subprocess.Popen(
             ["dockerd", "--host", socket, "--data-root", str(cache_dir() / "dockerd"), "--exec-root", str(run / "exec"),
@@ -63,6 +69,11 @@ def docker_engine(tmp_path_factory):
         del os.environ["DOCKER_HOST"]
         engine.terminate()
         engine.wait(timeout=60)
+        for group in _engine_groups() - groups_before:  # the private engine's, empty now: not left behind
+            try:
+                group.rmdir()
+            except OSError:
+                pass  # one hierarchy seen twice (cpu and cpuacct), or still in use
 
 
 def _containers(client, cli) -> list:
