@@ -50,6 +50,10 @@ def print_summary(summary: dict) -> None:
     rate = throughput.get("generator_events_per_s")
     flink_rate = throughput.get("flink_source_records_per_s")
     click.echo(f"throughput: generator {rate or 0:.0f} events/s, Flink sources {flink_rate or 0:.0f} records/s")
+    if surge := throughput.get("during_surge"):
+        click.echo(f"during the {surge['factor']:g}x surge ({surge['span_s']:g} s): offered "
+                   f"{surge['offered_events_per_s']:.0f} events/s, Flink sources read {surge['read_events_per_s']:.0f} "
+                   f"({surge['read_fraction']:.0%})")
     behind = gen.get("behind_fraction")
     click.echo(f"generator: {gen.get('events_sent')} events sent, behind schedule "
                f"{(behind or 0):.2%} of events; late events dropped by windows: {summary['late_dropped']}")

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from klinkctl import rate_schedule
 from klinkctl.delay import fit_report, parse_delay
+from klinkctl.rate_schedule import RateSchedule
 from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.record_latency import run_record_latency
@@ -37,6 +39,34 @@ def flink_source_rate(throughput: pd.DataFrame, measured: tuple[int, int]) -> fl
                          & throughput["time"].between(*measured)]
     per_second = sources.groupby("time")["records_in_per_s"].sum()
     return float(per_second.mean()) if len(per_second) else None
+
+
+def metrics_lag_ms(throughput: pd.DataFrame, generation_start_ms: int) -> int | None:
+    """How long after the generation's start Flink's source counters first show events read: the REST fetch
+    interval and the job's start (3-4 s on a busy machine), by which every span of them is shifted."""
+    if throughput.empty:
+        return None
+    reading = throughput[throughput["job_vertex"].str.contains("/source", regex=False)
+                         & (throughput["records_in_per_s"] > 0)]
+    return max(0, int(reading["time"].min()) - generation_start_ms) if not reading.empty else None
+
+
+def surge_throughput(throughput: pd.DataFrame, generator_seconds: pd.DataFrame, schedule: RateSchedule,
+                     generation_start_ms: int) -> dict | None:
+    """During a surge (`--rate-schedule surge:…`): the events/s the generator offered and Flink's sources read.
+    Offered beyond what the query sustains, backpressure leaves the rest in Kafka, so the read rate is the
+    throughput it sustains under the surge, the figure AdCom compares combiners by (§4.2, Fig. 4a)."""
+    lag = metrics_lag_ms(throughput, generation_start_ms)
+    if schedule.kind != "surge" or lag is None or generator_seconds.empty:
+        return None
+    first, last = schedule.start_ms // 1000, (schedule.start_ms + schedule.length_ms) // 1000
+    offered = generator_seconds[generator_seconds["second"].between(first, last - 1)]["sent"].mean()
+    start = generation_start_ms + schedule.start_ms + lag
+    read = flink_source_rate(throughput, (start, start + schedule.length_ms - 1))  # the samples of the surge's seconds
+    if read is None or not offered:
+        return None
+    return {"factor": schedule.factor, "span_s": schedule.length_ms / 1000, "metrics_lag_ms": lag,
+            "offered_events_per_s": float(offered), "read_events_per_s": read, "read_fraction": read / offered}
 
 
 def estimator_accuracy(estimator: pd.DataFrame, after_ms: int | None, until_ms: int | None = None) -> dict:
@@ -212,6 +242,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),
             "flink_source_records_per_s": flink_source_rate(throughput, measured) if measured else None,
+            "during_surge": _surge(run_dir, config, throughput, measured),
         },
         "generator": {k: generator_summary.get(k) for k in
                       ("events_sent", "events_scheduled", "target_rate", "rate_schedule", "achieved_rate",
@@ -234,6 +265,14 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
                          "(lost, or still queued when collection stopped)")
     summary["comparison"] = assess(summary).as_summary()  # docs/results.md: which runs are compared
     return summary
+
+
+def _surge(run_dir: Path, config: dict, throughput: pd.DataFrame, measured: tuple[int, int] | None) -> dict | None:
+    if not measured or not str(config.get("rate_schedule", "steady")).startswith("surge:"):
+        return None
+    schedule = rate_schedule.parse(config["rate_schedule"], int(config["duration_ms"]))
+    return surge_throughput(throughput, read_table(run_dir / "generator.csv"), schedule,
+                            measured[0] - int(config.get("warmup_ms") or 0))
 
 
 def write_summary(run_dir: Path, summary: dict) -> Path:

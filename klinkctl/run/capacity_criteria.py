@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from klinkctl.results import stats as latency_stats
+from klinkctl.results.summary import metrics_lag_ms
 from klinkctl.results.validity import MAX_LAG_FRACTION
 
 #: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
@@ -91,15 +92,10 @@ def read_rate(throughput: pd.DataFrame, sent: pd.DataFrame, generation_start_ms:
     with a lag of one fetch interval or more (3-4 s on a busy machine), so a per-second mean over the span
     misses up to a second's events at each end: the cumulative count is fitted instead, over the span shifted
     by the lag (the time from the generation's start to the first events read)."""
-    sources = throughput[throughput["job_vertex"].str.contains("/source", regex=False)] if not throughput.empty \
-        else throughput
-    if sources.empty or sent.empty:
+    lag_ms = metrics_lag_ms(throughput, generation_start_ms)
+    if lag_ms is None or sent.empty:
         return None
-    reading = sources[sources["records_in_per_s"] > 0]
-    if reading.empty:
-        return None
-    lag_ms = max(0, int(reading["time"].min()) - generation_start_ms)
-    read = _cumulative_reads(sources)
+    read = _cumulative_reads(throughput[throughput["job_vertex"].str.contains("/source", regex=False)])
     start, end = generation_start_ms + warmup_ms + lag_ms, generation_start_ms + duration_ms + lag_ms
     read = read[(read.index >= start) & (read.index <= end)]
     seconds = sent[(sent["second"] >= warmup_ms // 1000) & (sent["second"] < duration_ms // 1000)]

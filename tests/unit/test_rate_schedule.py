@@ -112,3 +112,33 @@ def test_simulate_refuses_a_schedule_it_cannot_model(tmp_path) -> None:
     assert result.exit_code == 2, result.output
     assert "the simulator generates a steady rate only" in result.output
     assert not (tmp_path / "sim").exists()
+
+
+def _surge_run(read_in_surge: float, lag_ms: int = 2000, start_ms: int = 1_000_000):
+    """A 20 s run at 1 000 events/s with a 4× surge in [8 s, 14 s): Flink reads all but in the surge, its counters
+    `lag_ms` behind the generation's start."""
+    import pandas as pd
+
+    schedule = parse("surge:4x@8s+6s", 20_000)
+    seconds = pd.DataFrame({"second": range(20), "sent": [4000 if 8 <= s < 14 else 1000 for s in range(20)]})
+    times = [start_ms + lag_ms + 1000 * s for s in range(20)]
+    rates = [read_in_surge if 8 <= s < 14 else 1000.0 for s in range(20)]
+    throughput = pd.DataFrame({"time": times, "job_vertex": "Source: q00/source", "records_in_per_s": rates})
+    return throughput, seconds, schedule, start_ms
+
+
+def test_throughput_during_a_surge_is_what_the_sources_read_in_it_shifted_by_the_counters_lag():
+    from klinkctl.results.summary import surge_throughput
+
+    got = surge_throughput(*_surge_run(2500.0))
+    assert got["offered_events_per_s"] == 4000 and got["read_events_per_s"] == 2500
+    assert got["read_fraction"] == pytest.approx(0.625) and got["metrics_lag_ms"] == 2000 and got["span_s"] == 6
+
+
+def test_no_surge_figure_without_a_surge_or_without_reads():
+    from klinkctl.results.summary import surge_throughput
+
+    throughput, seconds, _, start = _surge_run(4000.0)
+    assert surge_throughput(throughput, seconds, parse("steady", 20_000), start) is None
+    assert surge_throughput(throughput.assign(records_in_per_s=0.0), seconds, parse("surge:4x@8s+6s", 20_000),
+                            start) is None
