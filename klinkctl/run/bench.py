@@ -28,7 +28,7 @@ from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.config import RunSpec
-from klinkctl.run.stack_checks import check_stack
+from klinkctl.run.stack_checks import backend_name, check_stack
 from klinkctl.stack import scheduler_thread
 from klinkctl.stack.processes import pid_alive, taskmanagers_of
 from klinkctl.stack.spec import StackSpec
@@ -87,6 +87,7 @@ def write_resolved_config(run_dir: Path, run_id: str, config: RunSpec, spec: Sta
         "models": {"network_delay": config.network_delay.spec, "inter_event": config.gaps.spec,
                    "rate_schedule": config.rates.spec},
         "stack": spec.to_dict(),
+        "backend": backend_name(spec),
         # the agent's scheduler thread per TaskManager (klinkctl.stack.scheduler_thread); none on other backends
         "scheduler_thread_nice": scheduler_nice or {},
         "versions": {"klinkctl": __version__, "flink": FLINK_VERSION, "kafka": KAFKA_VERSION,
