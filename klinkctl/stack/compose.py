@@ -18,6 +18,7 @@ as locally), and --tm-cpu-quota a cgroup of klinkctl's that all TaskManager cont
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,13 +26,13 @@ import psutil
 
 from klinkctl import artifacts
 from klinkctl.cpus import CGROUP_ROOT, QUOTA_PERIOD_US, cpu_quota_group
-from klinkctl.errors import ComponentFailed
+from klinkctl.errors import ComponentFailed, KlinkError
 from klinkctl.stack import flink
 from klinkctl.stack.base import Progress, no_progress
 from klinkctl.stack.container_image import ensure_image
 from klinkctl.stack.docker_engine import docker_client
 from klinkctl.stack.local import LocalBackend
-from klinkctl.stack.processes import ManagedProcess, Spawn, stop
+from klinkctl.stack.processes import ManagedProcess, Spawn, is_running, stop
 from klinkctl.stack.spec import StackSpec
 
 if TYPE_CHECKING:
@@ -97,6 +98,10 @@ class ComposeBackend(LocalBackend):
         try:
             container = self.client.containers.get(component.container)
         except NotFound:
+            return
+        except KlinkError:  # the engine is gone (its containers usually with it): stop what still runs directly
+            if is_running(component):
+                os.kill(component.pid, signal.SIGKILL)
             return
         container.stop(timeout=STOP_GRACE_S)
         container.remove(force=True)

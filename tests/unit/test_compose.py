@@ -124,3 +124,16 @@ def test_the_record_names_its_backend_and_the_other_one_refuses_it(tmp_path: Pat
     assert isinstance(found, ComposeBackend) and found.recorded_spec().rest_port == 18081
     with pytest.raises(KlinkError, match="was started with --backend compose; run `klinkctl down` first"):
         LocalBackend(state_dir).recorded_spec()
+
+
+def test_down_without_the_engine_stops_what_still_runs_and_forgets_the_stack(tmp_path: Path, no_engine: str) -> None:
+    from klinkctl.stack.processes import is_running, launch
+
+    state_dir = tmp_path / "state"
+    proc, record = launch("taskmanager-1", ["sleep", "60"], {}, tmp_path / "tm.log")
+    component = type(record)(**{**record.to_dict(), "container": "0123abcd"})  # its container's engine is gone
+    backend = ComposeBackend(state_dir)
+    backend._save(StackSpec(state_dir=state_dir), [component])
+    assert backend.down() == ["taskmanager-1"]
+    proc.wait(timeout=10)
+    assert proc.returncode == -9 and not is_running(component) and backend.recorded_spec() is None
