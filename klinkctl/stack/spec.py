@@ -34,6 +34,9 @@ ADAPTIVE_PARTITIONER_KEY = "taskmanager.network.adaptive-partitioner.enabled"
 ADAPTIVE_PARTITIONER_SINCE = (2, 3)
 #: The smallest CPU quota the kernel sets (1 ms of CPU time per period), in cores for klinkctl's 10 ms period.
 MIN_QUOTA = 1000 / QUOTA_PERIOD_US
+#: --tm-gc: the HotSpot flag of each collector.
+GC_FLAGS = {"g1": "-XX:+UseG1GC", "serial": "-XX:+UseSerialGC", "parallel": "-XX:+UseParallelGC",
+            "z": "-XX:+UseZGC"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,11 @@ class StackSpec(Section):
                                             "delegated to you (e.g. `sudo mkdir /sys/fs/cgroup/cpu/lab && sudo chown "
                                             "-R $USER /sys/fs/cgroup/cpu/lab`), so no root is needed; `down` removes "
                                             "only that group. [the hierarchy's root]", cli="tm-cgroup")
+    taskmanager_gc: str = option("g1", "The TaskManagers' garbage collector. g1 is Flink's own choice "
+                                 "(bin/taskmanager.sh), which any JVM option of ours would otherwise switch off: "
+                                 "on one core HotSpot then picks serial, whose pauses stop every task and the "
+                                 "scheduler (docs/scheduler.md, \"Garbage collector\").", choices=tuple(GC_FLAGS),
+                                 cli="tm-gc")
     adaptive_partitioner: bool = option(False, "Flink 2.3's adaptive partitioner: rebalance and rescale exchanges "
                                         "send each record to the least backlogged of the next 4 downstream "
                                         "channels instead of round robin "

@@ -49,6 +49,15 @@ def test_taskmanagers_get_the_agent_from_the_state_dir_and_python_is_this_venv()
     assert config["python.executable"] == config["python.client.executable"] == sys.executable
 
 
+@pytest.mark.parametrize("gc, flag", [("g1", "-XX:+UseG1GC"), ("serial", "-XX:+UseSerialGC"), ("z", "-XX:+UseZGC")])
+def test_taskmanagers_run_flinks_own_collector_unless_told_otherwise(gc, flag):
+    # Flink's taskmanager.sh sets G1 only when no JVM option is configured, and ours always are
+    assert StackSpec(state_dir=SPEC.state_dir).taskmanager_gc == "g1"
+    options = flink.cluster_config(SPEC.model_copy(update={"taskmanager_gc": gc}), ARTIFACTS,
+                                   flink.flink_home())["env.java.opts.taskmanager"].split()
+    assert flag in options and sum(o.startswith("-XX:+Use") and o.endswith("GC") for o in options) == 1
+
+
 def test_as_root_taskmanagers_apply_java_priority_2_as_nice_19_and_every_other_as_nice_0(monkeypatch):
     monkeypatch.setattr(flink, "_PRIORITY_OPTS", flink.priority_opts(can_renice=True))
     options = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())["env.java.opts.taskmanager"].split()
