@@ -1,5 +1,6 @@
 """Two or more stack setups side by side: `klinkctl up` time of each, then the same `bench` on every stack,
-interleaved (rotated per repetition), all stacks up at once (only one runs a job at a time). For what a stack
+interleaved (rotated per repetition) after --warmup-runs on each, all stacks up at once (only one runs a job at a
+time). For what a stack
 setting changes — the backend (issue 21, item 2), the TaskManagers' collector (`--tm-gc`), ... — where a sweep,
 which runs on one stack, cannot vary it.
 
@@ -52,6 +53,9 @@ def main() -> None:
     parser.add_argument("--stack", action="append", required=True, metavar="NAME=UP OPTIONS")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--up-runs", type=int, default=3)
+    parser.add_argument("--warmup-runs", type=int, default=1,
+                        help="bench runs per stack before the measured ones, kept apart and left out (a fresh "
+                             "TaskManager's first job still warms its JIT up: seconds of backlog)")
     parser.add_argument("bench", nargs=argparse.REMAINDER, help="-- then `klinkctl bench`'s arguments")
     args = parser.parse_args()
     setups = dict(item.split("=", 1) for item in args.stack)
@@ -68,6 +72,8 @@ def main() -> None:
         for name, cli in clis.items():
             timed(cli, "up", *cli.port_options, *shlex.split(setups[name]))
         names = list(setups)
+        for name in names * args.warmup_runs:
+            bench(clis[name], root / "warmup" / name, bench_args)
         for repetition in range(args.runs):
             for name in names[repetition % len(names):] + names[:repetition % len(names)]:
                 runs[name].append(bench(clis[name], root / name, bench_args))
