@@ -24,7 +24,8 @@ from klinkctl.stack.spec import STACK_OPTIONS, StackSpec
 @click.command()
 @state_dir_option
 @click.option("--backend", type=click.Choice(backends.NAMES), default="local", show_default=True,
-              help="local: processes on this machine (no Docker); compose: docker compose.")
+              help="local: processes on this machine (no Docker); compose: docker compose; remote: attach to "
+                   "an existing cluster (--flink-rest, --kafka-bootstrap), starting nothing.")
 @click_options(STACK_OPTIONS)
 def up(state_dir: Path | None, backend: str, **options: Any) -> None:
     """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
@@ -34,6 +35,7 @@ def up(state_dir: Path | None, backend: str, **options: Any) -> None:
     if warning:
         click.echo(f"warning: {warning}", err=True)
     stack = backends.create(backend, spec.state_dir)
+    backends.refuse_mixed(backend, spec)
     with console.status("starting stack") as spinner:
         started = stack.up(spec, progress=lambda line: spinner.update(line))
     if not started:
@@ -46,6 +48,8 @@ def _print_ready(stack: backends.StackBackend) -> None:
     statuses = stack.status()
     click.echo(f"kafka bootstrap: {endpoints.bootstrap_servers}")
     click.echo(f"flink rest:      {endpoints.rest_url}")
+    for note in stack.notes():
+        click.echo(note)
     click.echo(_health_line(statuses))
 
 
@@ -53,7 +57,8 @@ def _health_line(statuses: list[ComponentStatus]) -> str:
     running = sum(s.running for s in statuses)
     rss = sum(s.rss_bytes or 0 for s in statuses)
     state = "healthy" if running == len(statuses) else "DEGRADED"
-    return f"{state}: {running}/{len(statuses)} components running, {rss / 2**20:.0f} MiB RSS in total"
+    memory = f", {rss / 2**20:.0f} MiB RSS in total" if rss else ""  # none known of an attached cluster's
+    return f"{state}: {running}/{len(statuses)} components running{memory}"
 
 
 @click.command()
