@@ -223,3 +223,10 @@ def test_with_the_agent_everywhere_only_its_options_are_asked_for(tmp_path):
     spec = remote_spec(tmp_path, control_port=47005, token="lab1")
     text = operator_instructions(spec, _jars(tmp_path), agent_loaded=True)
     assert "lib/" not in text and "control=http://127.0.0.1:47005,stack=lab1" in text
+
+
+def test_netem_on_the_generator_is_refused_on_an_attached_cluster(tmp_path):
+    (tmp_path / RECORD_FILE).write_text('{"backend": "remote", "spec": %s}' % remote_spec(tmp_path).model_dump_json())
+    result = _cli("netem", "apply", "--state-dir", str(tmp_path), "--delay", "10ms")
+    assert result.exit_code == 2
+    assert result.output.strip().startswith("error: --target generator relays a Kafka broker on this machine")
