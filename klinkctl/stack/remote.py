@@ -126,6 +126,7 @@ class RemoteBackend(StackBackend):
         """Forgets the cluster (it stops nothing: it started nothing). Returns nothing stopped."""
         self.record_path.unlink(missing_ok=True)
         if purge:
+            (self.state_dir / SETUP_FILE).unlink(missing_ok=True)
             purge_state_dir(self.state_dir)
         return []
 

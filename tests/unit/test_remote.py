@@ -17,8 +17,9 @@ from click.testing import CliRunner
 from klinkctl.artifacts import Artifacts
 from klinkctl.cli import main
 from klinkctl.errors import KlinkError, StackNotRunning
-from klinkctl.stack import agent_probe, backends
+from klinkctl.stack import agent_probe, backends, running
 from klinkctl.stack.agent_probe import AgentCheck
+from klinkctl.stack.local import mark_state_dir
 from klinkctl.stack.ports import port_is_free
 from klinkctl.stack.remote import (RECORD_FILE, RemoteBackend, agent_java_option, operator_instructions,
                                    refuse_remote_options, refuse_unhonoured)
@@ -230,3 +231,24 @@ def test_netem_on_the_generator_is_refused_on_an_attached_cluster(tmp_path):
     result = _cli("netem", "apply", "--state-dir", str(tmp_path), "--delay", "10ms")
     assert result.exit_code == 2
     assert result.output.strip().startswith("error: --target generator relays a Kafka broker on this machine")
+
+
+def test_an_attached_cluster_that_does_not_answer_is_one_line_never_replaced_by_a_local_stack(tmp_path):
+    closed = _free_port()
+    spec = StackSpec.build(state_dir=tmp_path, flink_rest=f"http://127.0.0.1:{closed}",
+                           kafka_bootstrap=f"127.0.0.1:{closed}")
+    (tmp_path / RECORD_FILE).write_text('{"backend": "remote", "spec": %s, "taskmanagers": ["tm-a"]}'
+                                        % spec.model_dump_json())
+    with pytest.raises(StackNotRunning, match=r"does not answer fully \(kafka, jobmanager, taskmanager tm-a down\)"):
+        running.ensure_stack(tmp_path)
+    assert backends.detect(tmp_path).name == "remote" and not (tmp_path / "stack.json").exists()
+
+
+def test_down_purge_removes_what_up_wrote_and_nothing_else(tmp_path):
+    state = tmp_path / "state"
+    mark_state_dir(state)
+    (state / "flink").mkdir()
+    (state / "remote-agent-setup.txt").write_text("add the agent\n")
+    (state / RECORD_FILE).write_text('{"backend": "remote", "spec": %s}' % remote_spec(tmp_path).model_dump_json())
+    RemoteBackend(state).down(purge=True)
+    assert not state.exists()
