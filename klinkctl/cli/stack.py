@@ -26,10 +26,17 @@ from klinkctl.stack.spec import STACK_OPTIONS, StackSpec
 @click.option("--backend", type=click.Choice(backends.NAMES), default="local", show_default=True,
               help="local: processes on this machine (no Docker); compose: docker compose; remote: attach to "
                    "an existing cluster (--flink-rest, --kafka-bootstrap), starting nothing.")
+@click.option("--cluster", "cluster_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="--backend remote: a YAML file describing the existing cluster with these options' names "
+                   "(flink-rest, kafka-bootstrap, stack-token, host, control-port); the command line wins.")
 @click_options(STACK_OPTIONS)
-def up(state_dir: Path | None, backend: str, **options: Any) -> None:
+def up(state_dir: Path | None, backend: str, cluster_file: Path | None, **options: Any) -> None:
     """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
     given = {name: value for name, value in options.items() if value is not None}
+    if cluster_file is not None:
+        from klinkctl.stack.remote import read_cluster_file
+
+        given = {**read_cluster_file(cluster_file), **given}
     spec = StackSpec.build(state_dir=resolve_state_dir(state_dir), **given)  # checked before anything starts
     warning = spec.exposure()
     if warning:

@@ -57,8 +57,11 @@ def test_attaches_finds_every_agent_runs_smoke_through_it_and_forgets_it(running
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert "smoke: PASSED" in smoke.stdout
 
-    again = _up(attached, cluster)  # attaching again is fine, and keeps the token
+    described = tmp_path / "cluster.yaml"  # attaching again is fine; here as the operator describes the cluster
+    described.write_text("".join(f"{option.lstrip('-')}: {value}\n" for option, value in cluster.items()))
+    again = attached("up", "--backend", "remote", "--cluster", str(described))
     assert again.returncode == 0, again.stderr
+    assert f"with stack token {cluster['--stack-token']}" in again.stdout
     down = attached("down")
     assert down.returncode == 0 and f"nothing was running in {attached.state_dir}" in down.stdout
     assert not (attached.state_dir / RECORD_FILE).exists()

@@ -38,3 +38,11 @@ def test_the_python_job_runs_through_python_driver_on_that_session_cluster():
     assert job["spec"]["deploymentName"] == _session()["metadata"]["name"]
     assert job["spec"]["job"]["entryClass"] == "org.apache.flink.client.python.PythonDriver"
     assert job["spec"]["job"]["args"][:2] == ["-py", "/opt/flink/usrlib/smoke.py"]
+
+
+def test_the_cluster_file_names_the_control_address_and_token_the_agents_are_given():
+    from klinkctl.stack.remote import read_cluster_file
+
+    values = read_cluster_file(DEPLOY / "klink-cluster.yaml")
+    option = _session()["spec"]["flinkConfiguration"]["env.java.opts.taskmanager"]
+    assert f"control=http://{values['host']}:{values['control_port']},stack={values['token']}" in option

@@ -22,7 +22,7 @@ from klinkctl.stack.agent_probe import AgentCheck
 from klinkctl.stack.local import mark_state_dir
 from klinkctl.stack.ports import port_is_free
 from klinkctl.stack.remote import (RECORD_FILE, RemoteBackend, agent_java_option, operator_instructions,
-                                   refuse_remote_options, refuse_unhonoured)
+                                   read_cluster_file, refuse_remote_options, refuse_unhonoured)
 from klinkctl.stack.spec import STACK_OPTIONS, StackSpec, option_name
 
 ENDPOINTS = {"flink_rest": "http://flink.example:8081", "kafka_bootstrap": "kafka.example:9092"}
@@ -252,3 +252,36 @@ def test_down_purge_removes_what_up_wrote_and_nothing_else(tmp_path):
     (state / RECORD_FILE).write_text('{"backend": "remote", "spec": %s}' % remote_spec(tmp_path).model_dump_json())
     RemoteBackend(state).down(purge=True)
     assert not state.exists()
+
+
+def test_a_cluster_file_gives_the_options_by_their_names_and_the_command_line_wins(tmp_path):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("flink-rest: http://flink.lab:8081\nkafka_bootstrap: kafka.lab:9092\nstack-token: lab1\n"
+                       "control-port: 47005\n")
+    assert read_cluster_file(cluster) == {"flink_rest": "http://flink.lab:8081", "kafka_bootstrap": "kafka.lab:9092",
+                                          "token": "lab1", "control_port": 47005}
+    result = _cli("up", "--state-dir", str(tmp_path / "state"), "--cluster", str(cluster), "--stack-token", "x")
+    assert result.output.startswith("error: --flink-rest and --kafka-bootstrap attach to an existing cluster")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("flink-rest: [", "is not valid YAML"),
+    ("- http://flink:8081", "must be a mapping like `flink-rest: http://HOST:PORT`, got list"),
+    ("flink-rst: http://flink:8081", "unknown setting 'flink-rst' in the cluster file .*did you mean 'flink-rest'"),
+])
+def test_a_bad_cluster_file_is_one_line(tmp_path, text, message):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(text)
+    with pytest.raises(KlinkError, match=message):
+        read_cluster_file(cluster)
+    result = _cli("up", "--state-dir", str(tmp_path / "state"), "--backend", "remote", "--cluster", str(cluster))
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_cluster_file_cannot_size_the_cluster_either(tmp_path):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("flink-rest: http://127.0.0.1:1\nkafka-bootstrap: 127.0.0.1:1\ntaskmanagers: 3\n")
+    result = _cli("up", "--state-dir", str(tmp_path / "state"), "--backend", "remote", "--cluster", str(cluster))
+    assert result.exit_code == 2
+    assert result.output.strip() == ("error: --taskmanagers: the remote backend cannot honour it (it starts nothing; "
+                                     "the existing cluster's operator sets its sizes, cores and ports); leave it out")
