@@ -109,9 +109,13 @@ def down(state_dir: Path | None, purge: bool) -> None:
     if netem_control.NetemState(resolved).load():  # the relays and namespace would outlive the broker
         cleared = netem_control.clear(resolved, netem_control.container_finder(resolved))
         click.echo(f"removed netem from {', '.join(cleared)}")
+    attached = stack.recorded_spec() if stack.name == "remote" else None
     with console.status("stopping stack") as spinner:
         stopped = stack.down(purge=purge, progress=lambda line: spinner.update(line))
-    click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
+    if attached is not None:
+        click.echo(f"detached from the cluster at {attached.rest_url} (klinkctl started nothing there: nothing stopped)")
+    else:
+        click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
     if purge:
         click.echo(f"purged stack data in {resolved}")
 
