@@ -28,7 +28,7 @@ def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tu
     spec = stack.recorded_spec()
     if spec is None:
         raise StackNotRunning(f"no stack record in {resolved}; run `klinkctl up`")
-    outdated = flink.outdated_copies(spec) if stack.name == "local" else []
+    outdated = flink.outdated_copies(spec) if stack.name in ("local", "compose") else []  # their lib dir
     if outdated:
         raise KlinkError(f"the stack in {resolved} runs older copies of {', '.join(outdated)} than java-udfs has "
                          "built since it started: restart it (`klinkctl down`, then `klinkctl up` with its options) "
