@@ -27,6 +27,8 @@ class KlinkGroup(click.Group):
                 raise KlinkError("an argument contains a NUL byte (\\x00), which no path or value may hold; remove it")
             return super().invoke(ctx)
         except KlinkError as error:
+            if getattr(error, "details", ""):  # what to do about it, e.g. what a cluster's operator must add
+                click.echo(error.details, err=True)
             click.echo(f"error: {printable(str(error))}", err=True)
             sys.exit(error.exit_code)
         except click.UsageError as error:  # a command's option of the wrong type or choice: one line too

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from klinkctl.errors import KlinkError
 from klinkctl.netem import control
 from klinkctl.netem.spec import DISTRIBUTIONS, NetemSpec
 from klinkctl.paths import resolve_state_dir
@@ -40,6 +41,9 @@ def apply(state_dir: Path | None, target: str, delay: str, jitter: str | None, d
     qdisc = NetemSpec.parse(delay, jitter, distribution, loss).qdisc()
     resolved = resolve_state_dir(state_dir)
     stack = backends.detect(resolved)
+    if stack is not None and stack.name == "remote" and target == control.GENERATOR:
+        raise KlinkError("--target generator relays a Kafka broker on this machine, and the attached cluster's "
+                         "(--backend remote) is elsewhere: name this machine's interface towards it instead")
     spec = stack.recorded_spec() if stack else None
     entry = control.apply_local(resolved, target, qdisc, spec.kafka_port if spec else None)
     where = f"the generator's veth {entry.device} (namespace {entry.namespace['namespace']})" if entry.namespace \

@@ -24,16 +24,25 @@ from klinkctl.stack.spec import STACK_OPTIONS, StackSpec
 @click.command()
 @state_dir_option
 @click.option("--backend", type=click.Choice(backends.NAMES), default="local", show_default=True,
-              help="local: processes on this machine (no Docker); compose: docker compose.")
+              help="local: processes on this machine (no Docker); compose: docker compose; remote: attach to "
+                   "an existing cluster (--flink-rest, --kafka-bootstrap), starting nothing.")
+@click.option("--cluster", "cluster_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="--backend remote: a YAML file describing the existing cluster with these options' names "
+                   "(flink-rest, kafka-bootstrap, stack-token, host, control-port); the command line wins.")
 @click_options(STACK_OPTIONS)
-def up(state_dir: Path | None, backend: str, **options: Any) -> None:
+def up(state_dir: Path | None, backend: str, cluster_file: Path | None, **options: Any) -> None:
     """Start Kafka + Flink (JobManager and TaskManagers) and wait until they are ready."""
     given = {name: value for name, value in options.items() if value is not None}
+    if cluster_file is not None:
+        from klinkctl.stack.remote import read_cluster_file
+
+        given = {**read_cluster_file(cluster_file), **given}
     spec = StackSpec.build(state_dir=resolve_state_dir(state_dir), **given)  # checked before anything starts
     warning = spec.exposure()
     if warning:
         click.echo(f"warning: {warning}", err=True)
     stack = backends.create(backend, spec.state_dir)
+    backends.refuse_mixed(backend, spec)
     with console.status("starting stack") as spinner:
         started = stack.up(spec, progress=lambda line: spinner.update(line))
     if not started:
@@ -46,6 +55,8 @@ def _print_ready(stack: backends.StackBackend) -> None:
     statuses = stack.status()
     click.echo(f"kafka bootstrap: {endpoints.bootstrap_servers}")
     click.echo(f"flink rest:      {endpoints.rest_url}")
+    for note in stack.notes():
+        click.echo(note)
     click.echo(_health_line(statuses))
 
 
@@ -53,7 +64,8 @@ def _health_line(statuses: list[ComponentStatus]) -> str:
     running = sum(s.running for s in statuses)
     rss = sum(s.rss_bytes or 0 for s in statuses)
     state = "healthy" if running == len(statuses) else "DEGRADED"
-    return f"{state}: {running}/{len(statuses)} components running, {rss / 2**20:.0f} MiB RSS in total"
+    memory = f", {rss / 2**20:.0f} MiB RSS in total" if rss else ""  # none known of an attached cluster's
+    return f"{state}: {running}/{len(statuses)} components running{memory}"
 
 
 @click.command()
@@ -97,9 +109,13 @@ def down(state_dir: Path | None, purge: bool) -> None:
     if netem_control.NetemState(resolved).load():  # the relays and namespace would outlive the broker
         cleared = netem_control.clear(resolved, netem_control.container_finder(resolved))
         click.echo(f"removed netem from {', '.join(cleared)}")
+    attached = stack.recorded_spec() if stack.name == "remote" else None
     with console.status("stopping stack") as spinner:
         stopped = stack.down(purge=purge, progress=lambda line: spinner.update(line))
-    click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
+    if attached is not None:
+        click.echo(f"detached from the cluster at {attached.rest_url} (klinkctl started nothing there: nothing stopped)")
+    else:
+        click.echo(f"stopped {', '.join(stopped)}" if stopped else f"nothing was running in {resolved}")
     if purge:
         click.echo(f"purged stack data in {resolved}")
 

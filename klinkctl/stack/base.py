@@ -55,3 +55,7 @@ class StackBackend(ABC):
     @abstractmethod
     def recorded_spec(self) -> StackSpec | None:
         """The spec the running stack was started with (from its record in the state dir), if any."""
+
+    def notes(self) -> list[str]:
+        """Lines `up` prints after the endpoints: what else users must know about this stack."""
+        return []

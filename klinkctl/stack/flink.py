@@ -56,7 +56,7 @@ def component_log_dir(spec: StackSpec, component: str) -> Path:
     return spec.state_dir / "logs" / component
 
 
-def _shipped_java_opts(home: Path) -> str:
+def shipped_java_opts(home: Path) -> str:
     shipped = yaml.safe_load((home / "conf" / "config.yaml").read_text()) or {}
     return str(shipped.get("env", {}).get("java", {}).get("opts", {}).get("all", ""))
 
@@ -90,7 +90,7 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "web.tmpdir": str(tmp / "web"),
         "blob.storage.directory": str(tmp / "blob"),
         "env.stdout-err.redirect-to-file": True,
-        "env.java.opts.all": f"{_shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
+        "env.java.opts.all": f"{shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
         "env.java.opts.taskmanager": " ".join([
             f"-javaagent:{installed_agent_jar(spec)}={agent_args(spec, agent_status_dir(spec))}",
             GC_FLAGS[spec.taskmanager_gc], *_PRIORITY_OPTS]),

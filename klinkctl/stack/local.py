@@ -158,36 +158,10 @@ class LocalBackend(StackBackend):
 
     # --- what `up` made, and only that, for `down --purge` -------------------------------------
     def _mark_state_dir(self) -> None:
-        """Record, once, which of OWNED_ENTRIES `up` is about to create (anything already there is the user's)."""
-        marker = self.state_dir / MARKER_FILE
-        if marker.is_file():
-            return
-        was_empty = not self.state_dir.exists() or not any(self.state_dir.iterdir())
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        entries = [entry for entry in OWNED_ENTRIES if not (self.state_dir / entry).exists()]
-        write_json(marker, {"made_by": "klinkctl up", "remove_when_empty": was_empty, "entries": entries})
+        mark_state_dir(self.state_dir)
 
     def _purge(self) -> None:
-        marker = self.state_dir / MARKER_FILE
-        if not marker.is_file():
-            if self.state_dir.is_dir():
-                raise KlinkError(f"{self.state_dir} was not set up by `klinkctl up` (no {MARKER_FILE}); "
-                                 "refusing to delete anything in it")
-            return
-        try:
-            data = json.loads(marker.read_text())
-            entries = [entry for entry in data["entries"] if entry in OWNED_ENTRIES]
-        except (ValueError, KeyError, TypeError) as error:
-            raise KlinkError(f"{marker} is unreadable ({error}); refusing to purge; delete what you want by hand")
-        for entry in entries:
-            path = self.state_dir / entry
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            elif path.exists() or path.is_symlink():
-                path.unlink()
-        marker.unlink()
-        if data.get("remove_when_empty") and not any(self.state_dir.iterdir()):
-            self.state_dir.rmdir()
+        purge_state_dir(self.state_dir)
 
     def _stop_all(self, components: list[ManagedProcess], progress: Progress = no_progress) -> list[str]:
         stopped = []
@@ -217,6 +191,41 @@ class LocalBackend(StackBackend):
     def endpoints(self) -> Endpoints:
         spec = self.recorded_spec() or StackSpec(state_dir=self.state_dir)
         return Endpoints(spec.bootstrap_servers, spec.rest_url)
+
+
+def mark_state_dir(state_dir: Path) -> None:
+    """Record, once, which of OWNED_ENTRIES `up` is about to create (anything already there is the user's)."""
+    marker = state_dir / MARKER_FILE
+    if marker.is_file():
+        return
+    was_empty = not state_dir.exists() or not any(state_dir.iterdir())
+    state_dir.mkdir(parents=True, exist_ok=True)
+    entries = [entry for entry in OWNED_ENTRIES if not (state_dir / entry).exists()]
+    write_json(marker, {"made_by": "klinkctl up", "remove_when_empty": was_empty, "entries": entries})
+
+
+def purge_state_dir(state_dir: Path) -> None:
+    """Delete the entries mark_state_dir recorded as made by `up`, and nothing else."""
+    marker = state_dir / MARKER_FILE
+    if not marker.is_file():
+        if state_dir.is_dir():
+            raise KlinkError(f"{state_dir} was not set up by `klinkctl up` (no {MARKER_FILE}); "
+                             "refusing to delete anything in it")
+        return
+    try:
+        data = json.loads(marker.read_text())
+        entries = [entry for entry in data["entries"] if entry in OWNED_ENTRIES]
+    except (ValueError, KeyError, TypeError) as error:
+        raise KlinkError(f"{marker} is unreadable ({error}); refusing to purge; delete what you want by hand")
+    for entry in entries:
+        path = state_dir / entry
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+    marker.unlink()
+    if data.get("remove_when_empty") and not any(state_dir.iterdir()):
+        state_dir.rmdir()
 
 
 def _agent_detail(spec: StackSpec, component: ManagedProcess) -> str:

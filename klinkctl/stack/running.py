@@ -19,16 +19,25 @@ def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tu
     resolved = resolve_state_dir(state_dir)
     locks.hold(resolved / locks.STACK_LOCK, f"the stack in {resolved}")
     stack = backends.detect(resolved)
-    if stack is None or not all(s.running for s in stack.status()):
+    if stack is not None and stack.name == "remote":  # attached to, never started here: not replaced either
+        _require_running(stack, resolved)
+    elif stack is None or not all(s.running for s in stack.status()):
         stack = backends.create("local", resolved)
         progress("no stack running: starting the local stack")
         stack.up(StackSpec(state_dir=resolved), progress=progress)
     spec = stack.recorded_spec()
     if spec is None:
         raise StackNotRunning(f"no stack record in {resolved}; run `klinkctl up`")
-    outdated = flink.outdated_copies(spec) if stack.name == "local" else []
+    outdated = flink.outdated_copies(spec) if stack.name in ("local", "compose") else []  # their lib dir
     if outdated:
         raise KlinkError(f"the stack in {resolved} runs older copies of {', '.join(outdated)} than java-udfs has "
                          "built since it started: restart it (`klinkctl down`, then `klinkctl up` with its options) "
                          "so that runs use the code you built")
     return spec, {s.name: s.pid for s in stack.status() if s.pid}
+
+
+def _require_running(stack: backends.StackBackend, state_dir: Path) -> None:
+    down = [s.name for s in stack.status() if not s.running]
+    if down:
+        raise StackNotRunning(f"the cluster attached in {state_dir} does not answer fully ({', '.join(down)} down): "
+                              "`klinkctl status` says more; `klinkctl up --backend remote ...` attaches again")

@@ -25,6 +25,10 @@ from klinkctl.errors import KlinkError
 from klinkctl.options import Section, declared, one_line, option
 
 MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
+#: A stack token travels in the agent's -javaagent options (comma and = separated) and in URLs: kept plain.
+TOKEN = re.compile(r"^[A-Za-z0-9_.-]{0,64}$")
+HTTP_ADDRESS = re.compile(r"^http://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})/?$")
+BOOTSTRAP_SERVER = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})$")
 PORT = {"ge": 1, "le": 65535}
 #: from_dict's validation context: a recorded spec's machine was checked when the spec was made.
 RECORDED = {"recorded": True}
@@ -89,13 +93,21 @@ class StackSpec(Section):
     debian_mirror: str = option("http://deb.debian.org/debian", "compose backend: the Debian mirror its image is "
                                 "built from.")
     host: str = option("127.0.0.1", "Address every service binds to. Anything but loopback exposes Flink's "
-                       "job-running REST API.")
+                       "job-running REST API. With --backend remote only klinkctl's control channel binds here: an "
+                       "address of this machine the cluster's TaskManagers reach.")
     kafka_port: int = option(9092, "Kafka broker port.", **PORT)
     kafka_controller_port: int = option(9093, "Kafka KRaft controller port.", **PORT)
     jobmanager_rpc_port: int = option(6123, "Flink JobManager RPC port.", cli="rpc-port", **PORT)
     rest_port: int = option(8081, "Flink REST/web port.", **PORT)
     control_port: int = option(8090, "Port klinkctl listens on while a run is on, for the TaskManagers' agents: they "
                                "fetch the run's scheduling policy and send their rows (docs/architecture.md).", **PORT)
+    flink_rest: str = option("", "--backend remote: the existing Flink session cluster's REST address, "
+                             "http://HOST:PORT. [none]")
+    kafka_bootstrap: str = option("", "--backend remote: the existing Kafka's bootstrap servers, "
+                                  "HOST:PORT[,HOST:PORT...]. [none]")
+    token: str = option("", "The token the TaskManagers' agents name this stack with (their stack= option): with "
+                        "--backend remote, the one the cluster's env.java.opts.taskmanager gives. Letters, digits, "
+                        "_ . - only. [made from --state-dir]", cli="stack-token")
     state_dir: Path
     extra_flink_config: dict[str, str] = Field(default_factory=dict)
 
@@ -135,6 +147,7 @@ class StackSpec(Section):
             raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
                              "give one of them too")
         self._check_per_taskmanager()
+        self._check_remote_endpoints()
         if self.adaptive_partitioner and (release := flink_release()) < ADAPTIVE_PARTITIONER_SINCE:
             raise KlinkError(f"--adaptive-partitioner needs Flink 2.3 or newer, and this klinkctl runs Flink "
                              f"{'.'.join(map(str, release))}: leave it out (docs/tail-latency.md says what "
@@ -146,6 +159,21 @@ class StackSpec(Section):
                     f"{port.option} and {seen[port.port].option} are both {port.port}; give them different ports"
                 )
             seen[port.port] = port
+
+    def _check_remote_endpoints(self) -> None:
+        """--flink-rest and --kafka-bootstrap name an existing cluster: both, well-formed, or neither."""
+        if not TOKEN.match(self.token):
+            raise KlinkError(f"--stack-token must be at most 64 letters, digits, _ . or -, got {self.token!r}")
+        if bool(self.flink_rest) != bool(self.kafka_bootstrap):
+            raise KlinkError("--flink-rest and --kafka-bootstrap name an existing cluster together: give both")
+        rest = HTTP_ADDRESS.match(self.flink_rest)
+        if self.flink_rest and not (rest and 1 <= int(rest.group(2)) <= 65535):
+            raise KlinkError(f"--flink-rest must be http://HOST:PORT (no path; the JobManager's REST address), "
+                             f"got {self.flink_rest!r}")
+        for server in self.kafka_bootstrap.split(",") if self.kafka_bootstrap else ():
+            found = BOOTSTRAP_SERVER.match(server.strip())
+            if not (found and 1 <= int(found.group(2)) <= 65535):
+                raise KlinkError(f"--kafka-bootstrap must be HOST:PORT[,HOST:PORT...], got {self.kafka_bootstrap!r}")
 
     def _check_per_taskmanager(self) -> None:
         for name, values in (("taskmanager_quotas", self.quota_of), ("taskmanager_interference", self.hog_of)):
@@ -212,12 +240,17 @@ class StackSpec(Section):
         return {**own, **self.extra_flink_config}
 
     @property
+    def remote(self) -> bool:
+        """Kafka and Flink are an existing cluster's (--flink-rest, --kafka-bootstrap), not started here."""
+        return bool(self.flink_rest)
+
+    @property
     def bootstrap_servers(self) -> str:
-        return f"{self.host}:{self.kafka_port}"
+        return self.kafka_bootstrap or f"{self.host}:{self.kafka_port}"
 
     @property
     def rest_url(self) -> str:
-        return f"http://{self.host}:{self.rest_port}"
+        return self.flink_rest.rstrip("/") or f"http://{self.host}:{self.rest_port}"
 
     @property
     def control_url(self) -> str:
@@ -227,10 +260,12 @@ class StackSpec(Section):
     @property
     def stack_token(self) -> str:
         """Names this stack to its agents: they obey no other stack's runs that use the same control port."""
-        return hashlib.sha1(str(self.state_dir.resolve()).encode()).hexdigest()[:12]
+        return self.token or hashlib.sha1(str(self.state_dir.resolve()).encode()).hexdigest()[:12]
 
     def ports(self) -> list[PortSpec]:
-        return [PortSpec(label, getattr(self, name), option_name(name)) for label, name in _PORT_FIELDS]
+        """The ports this machine listens on: only the control channel's for an existing cluster's stack."""
+        fields = _PORT_FIELDS[-1:] if self.remote else _PORT_FIELDS
+        return [PortSpec(label, getattr(self, name), option_name(name)) for label, name in fields]
 
     def exposure(self) -> str | None:
         """None for a loopback --host; otherwise a warning naming what binding to it exposes."""
@@ -241,6 +276,9 @@ class StackSpec(Section):
                              "use 127.0.0.1 (the default) or one of its interface addresses") from None
         if all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses):
             return None
+        if self.remote:
+            return (f"--host {self.host} exposes klinkctl's control channel (port {self.control_port}, while a run "
+                    "is on) to every machine that can reach this one there; the cluster's TaskManagers need it")
         return (f"--host {self.host} exposes Flink's REST API (port {self.rest_port}: it runs any job it is sent) "
                 f"and Kafka (port {self.kafka_port}) to every machine that can reach this one there")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import random
 import socket
 import subprocess
 import sys
@@ -10,8 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from klinkctl.stack.ports import port_is_free
+
 
 def free_ports(count: int) -> list[int]:
+    """Free loopback ports: any the OS gives, or with KLINK_TEST_PORTS=FIRST-LAST (e.g. 47100-47999: several people
+    testing on one machine, each in a range of their own) only ports in that range."""
+    if os.environ.get("KLINK_TEST_PORTS"):
+        return _free_ports_in(count, *map(int, os.environ["KLINK_TEST_PORTS"].split("-")))
     sockets = [socket.socket() for _ in range(count)]
     try:
         for s in sockets:
@@ -20,6 +28,18 @@ def free_ports(count: int) -> list[int]:
     finally:
         for s in sockets:
             s.close()
+
+
+_GIVEN: set[int] = set()  # handed out in this session: a stack not started yet holds none of its ports
+
+
+def _free_ports_in(count: int, first: int, last: int) -> list[int]:
+    candidates = [port for port in range(first, last + 1) if port not in _GIVEN]
+    random.shuffle(candidates)  # two sessions in one range rarely pick the same ports
+    found = [port for port in candidates[:200] if port_is_free("127.0.0.1", port)][:count]
+    assert len(found) == count, f"fewer than {count} free ports in KLINK_TEST_PORTS={first}-{last}"
+    _GIVEN.update(found)
+    return found
 
 
 #: Kafka, its controller, the JobManager's RPC, Flink's REST and klinkctl's control channel (Klinkctl.port_options).

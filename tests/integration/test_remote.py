@@ -1,0 +1,104 @@
+"""`klinkctl up --backend remote` against a real cluster: the shared local stack (its own ports and state dir, its
+agents started with control=http://127.0.0.1:<its control port>,stack=<its token>) stands for the existing
+cluster, and a second state dir attaches to it with the cluster's token and control port; then the faults."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from klinkctl.stack.local import LocalBackend
+from klinkctl.stack.ports import port_is_free
+from klinkctl.stack.remote import RECORD_FILE
+from tests.integration.conftest import Klinkctl, free_ports
+
+
+@pytest.fixture
+def cluster(running_stack: Klinkctl) -> dict[str, str]:
+    """How the cluster's operator describes the shared stack: endpoints, the agents' control port and token."""
+    kafka, _, _, rest, control = running_stack.ports
+    token = LocalBackend(running_stack.state_dir).recorded_spec().stack_token
+    return {"--flink-rest": f"http://127.0.0.1:{rest}", "--kafka-bootstrap": f"127.0.0.1:{kafka}",
+            "--control-port": str(control), "--stack-token": token}
+
+
+@pytest.fixture
+def attached(tmp_path: Path):
+    cli = Klinkctl(tmp_path / "attached", [])
+    yield cli
+    cli("down")
+
+
+def _up(cli: Klinkctl, options: dict[str, str]) -> object:
+    return cli("up", "--backend", "remote", *[part for pair in options.items() for part in pair], timeout=300)
+
+
+def _error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def test_attaches_finds_every_agent_runs_smoke_through_it_and_forgets_it(running_stack, cluster, attached, tmp_path):
+    result = _up(attached, cluster)
+    assert result.returncode == 0, result.stderr
+    assert f"flink rest:      {cluster['--flink-rest']}" in result.stdout
+    assert f"2 of 2 TaskManager(s) answered on http://127.0.0.1:{cluster['--control-port']} with stack token " \
+           f"{cluster['--stack-token']}" in result.stdout
+
+    status = attached("status", "--format", "json")
+    assert status.returncode == 0, status.stderr
+    components = json.loads(status.stdout)["components"]
+    taskmanagers = [c for c in components if c["name"].startswith("taskmanager")]
+    assert [c["detail"] for c in taskmanagers] == ["klink-agent loaded"] * 2
+    assert {c["name"]: c["pid"] for c in components if c["pid"]} == {}  # no process of its own
+
+    smoke = attached("smoke", "--results", str(tmp_path / "results"), timeout=300)
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    assert "smoke: PASSED" in smoke.stdout
+
+    described = tmp_path / "cluster.yaml"  # attaching again is fine; here as the operator describes the cluster
+    described.write_text("".join(f"{option.lstrip('-')}: {value}\n" for option, value in cluster.items()))
+    again = attached("up", "--backend", "remote", "--cluster", str(described))
+    assert again.returncode == 0, again.stderr
+    assert f"with stack token {cluster['--stack-token']}" in again.stdout
+    down = attached("down")
+    assert down.returncode == 0
+    assert down.stdout.startswith(f"detached from the cluster at {cluster['--flink-rest']} (klinkctl started nothing")
+    assert not (attached.state_dir / RECORD_FILE).exists()
+    assert running_stack("status").returncode == 0  # the cluster itself was never touched
+
+
+def test_agents_of_another_stack_token_are_one_line_after_what_the_operator_must_set(cluster, attached):
+    result = _up(attached, {**cluster, "--stack-token": "not-this-cluster"})
+    assert result.returncode == 5
+    assert _error_lines(result.stderr) == [result.stderr.strip().splitlines()[-1]]
+    assert (f"error: the cluster's agents name stack token {cluster['--stack-token']}, not 'not-this-cluster': "
+            f"attach with --stack-token {cluster['--stack-token']}") in result.stderr
+    assert (f"env.java.opts.taskmanager: -javaagent:/opt/flink/klink/klink-agent.jar=control=http://127.0.0.1:"
+            f"{cluster['--control-port']},stack=not-this-cluster") in result.stderr
+    assert not (attached.state_dir / RECORD_FILE).exists()
+    assert port_is_free("127.0.0.1", int(cluster["--control-port"]))  # the probe stopped listening
+
+
+def test_agents_that_cannot_reach_klinkctl_are_one_line(cluster, attached):
+    elsewhere = str(free_ports(1)[0])  # the agents call the cluster's control port, not this one
+    result = _up(attached, {**cluster, "--control-port": elsewhere})
+    assert result.returncode == 5
+    assert _error_lines(result.stderr) == [
+        f"error: 0 of 2 TaskManagers' agents reached klinkctl at http://127.0.0.1:{elsewhere} within 5 s: their "
+        "-javaagent option control= must name this address and they must be able to reach it (--host, "
+        "--control-port), as printed above"]
+    assert "put these jars into lib/" not in result.stderr  # the agent is there: only its options are asked for
+
+
+@pytest.mark.parametrize("endpoint", ["--flink-rest", "--kafka-bootstrap"])
+def test_an_unreachable_endpoint_is_one_line_exit_5_and_nothing_recorded(cluster, attached, endpoint):
+    closed = free_ports(1)[0]
+    address = f"http://127.0.0.1:{closed}" if endpoint == "--flink-rest" else f"127.0.0.1:{closed}"
+    result = _up(attached, {**cluster, endpoint: address})
+    assert result.returncode == 5
+    assert result.stderr.strip().splitlines() == _error_lines(result.stderr)  # one line, nothing else
+    what = "Flink's REST API" if endpoint == "--flink-rest" else "Kafka"
+    assert _error_lines(result.stderr)[0].startswith(f"error: {what} does not answer at {address} (")
+    assert not (attached.state_dir / RECORD_FILE).exists()
