@@ -69,11 +69,18 @@ def docker_engine(tmp_path_factory):
         del os.environ["DOCKER_HOST"]
         engine.terminate()
         engine.wait(timeout=60)
+        _unmount_under(run)  # dockerd leaves its network namespace's mount in the exec root
         for group in _engine_groups() - groups_before:  # the private engine's, empty now: not left behind
             try:
                 group.rmdir()
             except OSError:
                 pass  # one hierarchy seen twice (cpu and cpuacct), or still in use
+
+
+def _unmount_under(directory: Path) -> None:
+    mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+    for mount in sorted((m for m in mounts if m.startswith(f"{directory}/")), reverse=True):
+        subprocess.run(["umount", mount], check=False)
 
 
 def _containers(client, cli) -> list:
