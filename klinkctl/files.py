@@ -25,3 +25,17 @@ def write_atomically(path: Path, text: str) -> Path:
 
 def write_json(path: Path, data: Any) -> Path:
     return write_atomically(path, json.dumps(data, indent=2, default=str) + "\n")
+
+
+def read_yaml(path: Path, named: str) -> Any:
+    """A YAML file's content; an unreadable or invalid file is one KlinkError line naming it as `named`."""
+    import yaml
+
+    from klinkctl.errors import KlinkError
+
+    try:
+        return yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise KlinkError(f"cannot read {named}: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise KlinkError(f"{named} is not valid YAML: {str(error).splitlines()[0]}") from None

@@ -7,13 +7,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError, model_validator
 
 from klinkctl import privileges, rate_schedule
 from klinkctl.cpus import parse_cpu_list
 from klinkctl.delay import DelayModel, GapModel, parse_delay, parse_inter_event, preset
 from klinkctl.errors import KlinkError
+from klinkctl.files import read_yaml
 from klinkctl.options import from_user, one_line
 from klinkctl.rate_schedule import MAX_RATE, RateSchedule
 from klinkctl.run.declared import OPTIONS, SECTIONS
@@ -196,12 +196,7 @@ def build(values: dict[str, Any]) -> RunSpec:
 
 
 def load_yaml(path: Path) -> dict:
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise KlinkError(f"cannot read config {path}: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise KlinkError(f"config {path} is not valid YAML: {str(error).splitlines()[0]}") from None
+    raw = read_yaml(path, f"config {path}")
     if raw is None:
         return {}
     if not isinstance(raw, dict):

@@ -29,7 +29,7 @@ from klinkctl.cpus import CGROUP_ROOT, QUOTA_PERIOD_US, cpu_quota_group
 from klinkctl.errors import ComponentFailed, KlinkError
 from klinkctl.stack import flink
 from klinkctl.stack.base import Progress, no_progress
-from klinkctl.stack.container_image import ensure_image
+from klinkctl.stack.container_image import ensure_image, first_line
 from klinkctl.stack.docker_engine import docker_client
 from klinkctl.stack.local import LocalBackend
 from klinkctl.stack.processes import ManagedProcess, Spawn, is_running, stop
@@ -135,7 +135,7 @@ class ContainerLauncher:
                 **placement(self.spec, name))
             container.reload()
         except DockerException as error:
-            raise ComponentFailed(name, f"the engine did not start its container: {_first_line(error)}",
+            raise ComponentFailed(name, f"the engine did not start its container: {first_line(error)}",
                                   str(log_file)) from None
         pid = container.attrs["State"].get("Pid") or 0
         try:
@@ -189,7 +189,3 @@ def _mounts(spec: StackSpec, jars: artifacts.Artifacts) -> dict[str, dict]:
     state = spec.state_dir.resolve()
     mounts[str(state)] = {"bind": str(state), "mode": "rw"}
     return mounts
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]

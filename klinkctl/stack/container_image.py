@@ -52,7 +52,7 @@ def ensure_image(client: docker.DockerClient, spec: StackSpec, progress: Progres
             client.images.pull(spec.base_image)
         except DockerException as error:
             raise KlinkError(f"--base-image {spec.base_image}: not on the engine and not pullable "
-                             f"({_first_line(error)}); name a local image or leave it out to build one") from None
+                             f"({first_line(error)}); name a local image or leave it out to build one") from None
         return wanted
     build_image(client, spec, wanted, progress)
     return wanted
@@ -102,13 +102,13 @@ def _import(client: docker.DockerClient, root: Path, tag: str, log: Path) -> Non
         if '"error"' in str(answer):
             raise KlinkError(f"docker import of {tag} failed: {str(answer)[:200]} (see {log})")
     except DockerException as error:
-        raise KlinkError(f"docker import of {tag} failed: {_first_line(error)} (see {log})") from None
+        raise KlinkError(f"docker import of {tag} failed: {first_line(error)} (see {log})") from None
     finally:
         tar.stdout.close()
         tar.wait()
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
 
 

@@ -24,7 +24,7 @@ from confluent_kafka.admin import AdminClient
 
 from klinkctl import FLINK_VERSION, artifacts, prereqs
 from klinkctl.errors import KlinkError, StackNotRunning
-from klinkctl.files import write_json
+from klinkctl.files import read_yaml, write_json
 from klinkctl.options import from_user
 from klinkctl.stack import agent_probe, flink, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
@@ -73,12 +73,7 @@ def refuse_remote_options(backend: str, spec: StackSpec) -> None:
 def read_cluster_file(path: Path) -> dict[str, Any]:
     """`up --cluster FILE`: the existing cluster as its operator describes it, keys as `up`'s options
     (flink-rest, kafka-bootstrap, stack-token, host, control-port); the command line wins over it."""
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise KlinkError(f"cannot read the cluster file {path}: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise KlinkError(f"the cluster file {path} is not valid YAML: {str(error).splitlines()[0]}") from None
+    raw = read_yaml(path, f"the cluster file {path}")
     if not isinstance(raw, dict):
         raise KlinkError(f"the cluster file {path} must be a mapping like `flink-rest: http://HOST:PORT`, "
                          f"got {type(raw).__name__}")
