@@ -6,7 +6,8 @@ every row collected so far.
   result -> results.csv, substream -> sampling.csv; records -> record-latency.csv, the per-record latency
   histograms of workloads that publish them, created at the first such row).
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
-  CPU/RSS of every stack process and the generator from /proc via psutil (resources.csv).
+  CPU/RSS of every stack process and the generator from /proc via psutil (resources.csv); TaskManagers this
+  machine has no process of (an attached cluster) from Flink's REST metrics instead (RestTaskManagers).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from confluent_kafka import Consumer
 from klinkctl.errors import one_line
 from klinkctl.stack import flink
 from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
+from klinkctl.stack.processes import taskmanagers_of
+from klinkctl.stack.remote import component_name
 from klinkctl.stack.spec import StackSpec
 
 LATENCY_COLUMNS = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",
@@ -32,7 +35,13 @@ LATENCY_COLUMNS = ["run", "policy", "query", "window_start", "window_end", "swm"
 MARKER_COLUMNS = ["run", "policy", "query", "created_at", "output_at", "latency_ms", "warmup"]
 WATERMARK_COLUMNS = ["run", "policy", "query", "watermark", "emitted_at", "output_at", "propagation_ms"]
 THROUGHPUT_COLUMNS = ["run", "policy", "time", "job_vertex", "query", "records_in_per_s", "records_out_per_s"]
-RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", "rss_bytes"]
+RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", "rss_bytes", "source"]
+#: resources.csv's `source`: procfs (this machine's /proc) or Flink's REST metrics of a TaskManager elsewhere
+PROCFS, FLINK_REST = "procfs", "flink-rest"
+#: What a TaskManager's memory in use is from its REST metrics (Flink reports no resident set size)
+JVM_MEMORY_METRICS = ("Status.JVM.Memory.Heap.Used", "Status.JVM.Memory.NonHeap.Used",
+                      "Status.JVM.Memory.Direct.MemoryUsed")
+JVM_CPU_TIME = "Status.JVM.CPU.Time"  # nanoseconds of CPU the TaskManager's JVM used so far
 RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields"]
 SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
                     "dropped_late"]
@@ -192,6 +201,43 @@ class MetricsCollector(RecordingThread):
         self.join(timeout_s)
 
 
+class RestTaskManagers:
+    """CPU and memory of the TaskManagers of a cluster this machine cannot see into, from Flink's REST metrics.
+
+    cpu_percent is the change of the JVM's CPU time over the wall time between two *new* values: the REST API
+    serves metrics its fetcher refreshed up to metrics.fetcher.update-interval ago, so a value that did not
+    change makes no row (it would read as 0 % CPU). rss_bytes is the JVM's heap + non-heap + direct memory in
+    use: Flink reports no resident set size, so it is less than what procfs would say of the same process."""
+
+    def __init__(self, spec: StackSpec) -> None:
+        self.spec = spec
+        self._last_cpu: dict[str, tuple[int, float]] = {}  # TaskManager -> (time ms, CPU ns) of its last new value
+
+    def sample(self, now: int) -> list[dict]:
+        rows = []
+        for taskmanager in flink.rest_get(self.spec, "/taskmanagers").get("taskmanagers", []):
+            metrics = flink.rest_get(self.spec, f"/taskmanagers/{taskmanager['id']}/metrics?get="
+                                                f"{','.join((JVM_CPU_TIME, *JVM_MEMORY_METRICS))}")
+            row = self._row(str(taskmanager["id"]), {m["id"]: float(m["value"]) for m in metrics}, now)
+            if row is not None:
+                rows.append(row)
+        return rows
+
+    def _row(self, taskmanager: str, values: dict[str, float], now: int) -> dict | None:
+        cpu_ns = values.get(JVM_CPU_TIME)
+        if cpu_ns is None:
+            return None
+        previous = self._last_cpu.get(taskmanager)
+        if previous is not None and cpu_ns == previous[1]:
+            return None  # not refreshed since the last sample
+        self._last_cpu[taskmanager] = (now, cpu_ns)
+        if previous is None or now <= previous[0]:
+            return None
+        return {"time": now, "component": component_name(taskmanager), "pid": "",
+                "cpu_percent": (cpu_ns - previous[1]) / 1e6 / (now - previous[0]) * 100,
+                "rss_bytes": int(sum(values.get(name, 0.0) for name in JVM_MEMORY_METRICS)), "source": FLINK_REST}
+
+
 class ResourceSampler(RecordingThread):
     def __init__(self, spec: StackSpec, job_id: str, processes: dict[str, int], run_dir: Path, run_id: str,
                  policy: str, interval_s: float = 1.0) -> None:
@@ -203,6 +249,8 @@ class ResourceSampler(RecordingThread):
             process.cpu_percent(None)  # the first call only starts the measurement
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
         self.resources = CsvTable(run_dir / "resources.csv", RESOURCE_COLUMNS)
+        # no TaskManager process here (an attached cluster): its TaskManagers come from Flink's REST metrics
+        self.rest_taskmanagers = None if taskmanagers_of(processes) else RestTaskManagers(spec)
         self._last_counts: dict[str, tuple[int, float, float]] = {}
         # (time, events read by all sources so far) of the last two samples: the backlog's drain rate
         self.source_reads: list[tuple[int, float]] = []
@@ -229,7 +277,13 @@ class ResourceSampler(RecordingThread):
             except psutil.NoSuchProcess:
                 continue
             self.resources.write({**self.labels, "time": now, "component": name, "pid": process.pid,
-                                  "cpu_percent": cpu, "rss_bytes": rss})
+                                  "cpu_percent": cpu, "rss_bytes": rss, "source": PROCFS})
+        if self.rest_taskmanagers is not None:
+            try:
+                for row in self.rest_taskmanagers.sample(now):
+                    self.resources.write({**self.labels, **row})
+            except (urllib.error.URLError, OSError, KeyError, ValueError):
+                pass  # a sample Flink did not answer is a missing row, not a failed run
         self.resources.flush()
 
     def _sample_flink(self, now: int) -> None:

@@ -5,10 +5,16 @@ cluster, and a second state dir attaches to it with the cluster's token and cont
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import yaml
 
+from klinkctl.stack import flink
 from klinkctl.stack.local import LocalBackend
 from klinkctl.stack.ports import port_is_free
 from klinkctl.stack.remote import RECORD_FILE
@@ -39,7 +45,8 @@ def _error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
-def test_attaches_finds_every_agent_runs_smoke_through_it_and_forgets_it(running_stack, cluster, attached, tmp_path):
+def test_attaches_runs_smoke_and_a_scheduled_bench_through_it_and_forgets_it(running_stack, cluster, attached,
+                                                                            tmp_path):
     result = _up(attached, cluster)
     assert result.returncode == 0, result.stderr
     assert f"flink rest:      {cluster['--flink-rest']}" in result.stdout
@@ -56,6 +63,21 @@ def test_attaches_finds_every_agent_runs_smoke_through_it_and_forgets_it(running
     smoke = attached("smoke", "--results", str(tmp_path / "results"), timeout=300)
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert "smoke: PASSED" in smoke.stdout
+
+    # a scheduled run through the attached cluster: its agents take it over the control channel, and its
+    # TaskManagers' CPU and memory come from Flink's REST metrics, as this machine has no process of theirs
+    bench = attached("bench", "ysb", "--results", str(tmp_path / "results"), "--queries", "2", "--rate", "500",
+                     "--duration", "10s", "--warmup", "3s", "--window", "2s", "--policy", "rr", "--cores", "1",
+                     timeout=300)
+    assert bench.returncode == 0, bench.stdout + bench.stderr
+    (run_dir,) = (p for p in (tmp_path / "results").iterdir() if p.name.startswith("ysb-"))
+    assert json.loads((run_dir / "summary.json").read_text())["status"] == "completed"
+    assert (pd.read_csv(run_dir / "scheduler.csv")["paused"] > 0).any()
+    resources = pd.read_csv(run_dir / "resources.csv")
+    from_rest = resources[resources["source"] == "flink-rest"]
+    assert from_rest["component"].nunique() == 2 and (from_rest["cpu_percent"] > 0).any()
+    assert (from_rest["rss_bytes"] > 0).all()
+    assert set(resources.loc[resources["source"] == "procfs", "component"]) == {"generator"}
 
     described = tmp_path / "cluster.yaml"  # attaching again is fine; here as the operator describes the cluster
     described.write_text("".join(f"{option.lstrip('-')}: {value}\n" for option, value in cluster.items()))
@@ -102,3 +124,48 @@ def test_an_unreachable_endpoint_is_one_line_exit_5_and_nothing_recorded(cluster
     what = "Flink's REST API" if endpoint == "--flink-rest" else "Kafka"
     assert _error_lines(result.stderr)[0].startswith(f"error: {what} does not answer at {address} (")
     assert not (attached.state_dir / RECORD_FILE).exists()
+
+
+@pytest.fixture
+def taskmanager_without_agent(running_stack: Klinkctl, tmp_path: Path):
+    """A third TaskManager joined to the shared stack's JobManager as a cluster operator who forgot the agent
+    would start it: the stack's own Flink config, but no -javaagent. Stopped (and gone from the JobManager's
+    list) before the next test uses the stack."""
+    spec = LocalBackend(running_stack.state_dir).recorded_spec()
+    conf = tmp_path / "conf-without-agent"
+    shutil.copytree(flink.conf_dir(spec), conf)
+    config = yaml.safe_load((conf / "config.yaml").read_text())
+    config.pop("env.java.opts.taskmanager")
+    config["taskmanager.numberOfTaskSlots"] = 1
+    (conf / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "log").mkdir()
+    env = {**flink.script_env(spec, tmp_path / "log"), "FLINK_CONF_DIR": str(conf)}
+    bare = subprocess.Popen(["bash", str(flink.flink_home() / "bin" / "taskmanager.sh"), "start-foreground",
+                             "-D", "taskmanager.resource-id=taskmanager-without-agent"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        _wait_for_taskmanagers(spec, 3)
+        yield "taskmanager-without-agent"
+    finally:
+        bare.terminate()  # a TaskManager that shuts down deregisters from the JobManager
+        bare.wait(60)
+        _wait_for_taskmanagers(spec, 2)
+
+
+def _wait_for_taskmanagers(spec, count: int, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while flink.registered_taskmanagers(spec) != count:
+        assert time.monotonic() < deadline, f"the JobManager does not list {count} TaskManagers"
+        time.sleep(0.5)
+
+
+def test_a_taskmanager_without_the_agent_is_one_line_naming_it_and_nothing_is_recorded(cluster, attached,
+                                                                                        taskmanager_without_agent):
+    result = _up(attached, cluster)
+    assert result.returncode == 5
+    assert _error_lines(result.stderr) == [result.stderr.strip().splitlines()[-1]]
+    assert (f"error: klink-agent is not loaded on 1 of 3 TaskManager(s) ({taskmanager_without_agent}): the "
+            "cluster operator must add it") in result.stderr
+    assert "put these jars into lib/" in result.stderr  # what the operator must add, printed above the error
+    assert not (attached.state_dir / RECORD_FILE).exists()
+    assert port_is_free("127.0.0.1", int(cluster["--control-port"]))
