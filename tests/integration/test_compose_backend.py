@@ -1,5 +1,6 @@
 """The compose backend on a real Docker engine: `up` builds its image from Debian packages (cached per engine), then
-`smoke` and a Klink `bench` run on containers, and `down` leaves no container behind.
+`smoke` and a Klink `bench` run on containers, a second state dir attaches to them as to an existing cluster
+(`--backend remote`), and `down` leaves no container behind.
 
 Without a reachable engine the test starts one where it can (root, Debian's docker.io installed): a private
 dockerd with its own socket, no bridge and no iptables rules (the stack uses the host's network), whose images are
@@ -18,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from klinkctl.paths import cache_dir
-from klinkctl.stack.compose import STACK_LABEL
+from klinkctl.stack.compose import STACK_LABEL, ComposeBackend
+from tests.integration.conftest import Klinkctl
 
 ENGINE_START_S = 60
 
@@ -109,12 +111,22 @@ def test_smoke_and_a_klink_bench_run_on_containers(docker_engine, klinkctl_facto
     assert smoke.returncode == 0 and "smoke: PASSED" in smoke.stdout, smoke.stdout + smoke.stderr
 
     bench = cli("bench", "ysb", "--policy", "klink", "--queries", "2", "--rate", "1000", "--duration", "10s",
-                "--warmup", "3s", "--results", str(tmp_path), timeout=240)
+                "--warmup", "3s", "--results", str(tmp_path / "results"), timeout=240)
     assert bench.returncode == 0, bench.stdout + bench.stderr
-    run_dir = next(tmp_path.glob("ysb-klink-*"))
+    run_dir = next((tmp_path / "results").glob("ysb-klink-*"))
     agents = json.loads((run_dir / "agents.json").read_text())
     assert len(agents) == 2 and all(a["took_run"] and a["done"] for a in agents.values()), agents  # over the channel
     assert len((run_dir / "scheduler.csv").read_text().splitlines()) > 10
+
+    # the containers as a cluster someone else started: a second state dir attaches and finds both agents
+    kafka, _, _, rest, control = cli.ports
+    attached = Klinkctl(tmp_path / "attached", [])
+    attach = attached("up", "--backend", "remote", "--flink-rest", f"http://127.0.0.1:{rest}", "--kafka-bootstrap",
+                      f"127.0.0.1:{kafka}", "--control-port", str(control), "--stack-token",
+                      ComposeBackend(cli.state_dir).recorded_spec().stack_token, timeout=300)
+    assert attach.returncode == 0, attach.stdout + attach.stderr
+    assert "2 of 2 TaskManager(s) answered" in attach.stdout
+    assert attached("down").returncode == 0
 
     down = cli("down")
     assert down.returncode == 0, down.stderr

@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-SHORT_RUN = ("--rate", "300", "--duration", "12s", "--warmup", "3s", "--stage-cost-us", "50",
+SHORT_RUN = ("--rate", "300", "--duration", "10s", "--warmup", "3s", "--stage-cost-us", "50",
              "--stage-parallelism", "2")
 
 
