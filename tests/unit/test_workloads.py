@@ -217,14 +217,3 @@ def test_bad_combiner_settings_are_one_line(overrides: dict, message: str) -> No
     with pytest.raises(KlinkError, match=message) as error:
         resolve(None, overrides)
     assert "\n" not in str(error.value)
-
-
-def test_a_combiner_on_a_stack_that_is_not_local_is_refused_before_anything_starts(monkeypatch, tmp_path) -> None:
-    from types import SimpleNamespace
-    from klinkctl.run import bench, stack_checks
-    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: SimpleNamespace(name="compose"))
-    config = resolve(None, {"workload": "rides", "combiner": "adcom"})
-    spec = SimpleNamespace(state_dir=tmp_path / "state")
-    with pytest.raises(KlinkError, match="^--combiner adcom: .* needs the local backend, not compose$"):
-        bench.run_bench(spec, config, tmp_path / "results", {})
-    assert not (tmp_path / "results").exists()
