@@ -153,7 +153,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))
     workload = workloads.get(config.workload)
-    plan = common.plan(config, run_id)
+    plan = common.plan(config, run_id, common.ControlAddress(spec.control_url, spec.stack_token))
     status, reason, warmup_until_ms = "completed", "", None
     job_id = gen = collector = sampler = prioritiser = late = channel = None
     with signals_as_interrupt() as interrupts:

@@ -9,6 +9,8 @@ TaskManagers run, as long as they can reach that address (docs/architecture.md, 
 - ``POST /snapshots?run=``: that agent's task snapshots (distributed Klink, io.klink.agent.ForwardedTasks); the
   answer is every other agent's latest ones, relayed as they came.
 - ``POST /done?run=``: that agent has sent everything of the run.
+- ``/combiner/...?run=``: the rides combiner's interval and combiner.csv rows (klinkctl.run.combiner_relay); they
+  come from the job's operators, not from an agent.
 
 Every request names its stack (``stack``, StackSpec.stack_token): a stack's agents polling a port another stack's
 run holds are refused, never obeyed. Every request also names its agent (host:pid) and version: ``agents.json``.
@@ -27,6 +29,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from klinkctl.errors import KlinkError
+from klinkctl.run.combiner_relay import COMBINER_TABLE, Intervals
 from klinkctl.stack.spec import StackSpec
 
 #: The files an agent may write into a run's directory, and nothing else.
@@ -62,6 +65,7 @@ class ControlChannel:
         self.agents: dict[str, Agent] = {}
         self._snapshots: dict[str, str] = {}
         self._headers: dict[str, str] = {}  # each run file's header, once written
+        self._intervals = Intervals()
         self._token = spec.stack_token
         self._control = json.dumps(control)
         self._ended = False
@@ -75,16 +79,18 @@ class ControlChannel:
         query = {key: values[0] for key, values in parse_qs(url.query).items()}
         if query.get("stack") != self._token:
             raise Refused(HTTPStatus.CONFLICT, f"this is another stack's klinkctl (stack {query.get('stack')!r})")
+        if url.path.startswith("/combiner/"):
+            self._check_run(query)
+            return self._combiner(method, url.path, query, body.decode())
         agent = query.get("agent", "unknown")
         with self._lock:
             known = self.agents.setdefault(agent, Agent(query.get("version", "unknown")))
             if (method, url.path) == ("GET", "/control"):
                 known.took_run |= not self._ended
                 return json.dumps({"policy": "default"}) if self._ended else self._control
-            if query.get("run") != self.run:
-                raise Refused(HTTPStatus.CONFLICT, f"run {query.get('run')!r} is not klinkctl's run {self.run}")
+            self._check_run(query)
             if (method, url.path) == ("POST", "/rows"):
-                self._append(query.get("file", ""), body.decode())
+                self._append(_run_file(query.get("file", "")), body.decode())
                 return ""
             if (method, url.path) == ("POST", "/snapshots"):
                 self._snapshots[agent] = body.decode()
@@ -94,9 +100,29 @@ class ControlChannel:
                 return ""
         raise Refused(HTTPStatus.NOT_FOUND, f"no {method} {url.path} here")
 
+    def _check_run(self, query: dict[str, str]) -> None:
+        if query.get("run") != self.run:
+            raise Refused(HTTPStatus.CONFLICT, f"run {query.get('run')!r} is not klinkctl's run {self.run}")
+
+    def _combiner(self, method: str, path: str, query: dict[str, str], body: str) -> str:
+        """The rides combiner's requests (klinkctl.run.combiner_relay); the relay waits without holding the lock."""
+        if (method, path) == ("POST", "/combiner/rows"):
+            with self._lock:
+                self._append(COMBINER_TABLE, body)
+            return ""
+        if path != "/combiner/interval" or method not in ("GET", "POST"):
+            raise Refused(HTTPStatus.NOT_FOUND, f"no {method} {path} here")
+        if not (name := query.get("query", "")):
+            raise Refused(HTTPStatus.BAD_REQUEST, f"{path} names no query")
+        try:
+            if method == "POST":
+                self._intervals.publish(name, body)
+                return ""
+            return self._intervals.await_change(name, int(query.get("seen", "0")))
+        except ValueError as error:
+            raise Refused(HTTPStatus.BAD_REQUEST, str(error)) from None
+
     def _append(self, name: str, text: str) -> None:
-        if name not in RUN_FILES:
-            raise Refused(HTTPStatus.BAD_REQUEST, f"file {name!r} is none of {', '.join(RUN_FILES)}")
         header, _, rows = text.partition("\n")
         path = self.run_dir / name
         if name not in self._headers and path.is_file() and path.stat().st_size:  # read once: we write the rest
@@ -132,6 +158,12 @@ class ControlChannel:
                     "older klinkctl (klinkctl down, then klinkctl up) or its TaskManagers cannot reach that address"]
         return [f"agent {name} sent no end of run within {wait_s:.0f} s: some of its rows may be missing"
                 for name, agent in sorted(self.agents.items()) if agent.took_run and not agent.done]
+
+
+def _run_file(name: str) -> str:
+    if name not in RUN_FILES:
+        raise Refused(HTTPStatus.BAD_REQUEST, f"file {name!r} is none of {', '.join(RUN_FILES)}")
+    return name
 
 
 class _Handler(BaseHTTPRequestHandler):

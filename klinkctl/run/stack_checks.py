@@ -14,9 +14,6 @@ from klinkctl.stack.spec import StackSpec
 def check_stack(spec: StackSpec, config: RunSpec, stack_processes: dict[str, int], results_root: Path) -> None:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(backend_name(spec), stack_processes)
-    if config.workload == "rides" and config.combiner != "none" and (backend := backend_name(spec)) != "local":
-        raise KlinkError(f"--combiner {config.combiner}: its instances write combiner.csv and read λ in the run "
-                         f"directory on this machine, so it needs the local backend, not {backend}")
     if config.placement == "split" and spec.taskmanagers < 2:
         raise KlinkError(f"--placement split puts the sources on one TaskManager and the windows on another, and "
                          f"this stack has {spec.taskmanagers}: klinkctl up --taskmanagers 2")

@@ -23,12 +23,25 @@ class QueryPlan:
 
 
 @dataclass(frozen=True)
+class ControlAddress:
+    """Where the job's own operators reach klinkctl's control channel during the run (the address the agents
+    use: StackSpec.control_url and stack_token; klinkctl.run.control_channel)."""
+    url: str
+    stack: str
+
+
+#: A run without a control channel (klinkctl simulate, tests): no operator may need one.
+NO_CONTROL = ControlAddress("", "")
+
+
+@dataclass(frozen=True)
 class Plan:
     run_id: str
     queries: tuple[QueryPlan, ...]
     metrics_topic: str
     #: Per-record workloads' channel from downstream tasks back to upstream ones (tail techniques); else None.
     feedback_topic: str | None = None
+    control: ControlAddress = NO_CONTROL
 
     @property
     def input_topics(self) -> list[str]:
@@ -44,7 +57,7 @@ class Plan:
         return [*self.input_topics, *self.harness_topics]
 
 
-def plan(config: RunSpec, run_id: str) -> Plan:
+def plan(config: RunSpec, run_id: str, control: ControlAddress = NO_CONTROL) -> Plan:
     """Each query gets its own topic and a seeded window offset, so deadlines are de-aligned across
     queries (the paper deploys each query at a random time in the first 20 s to the same effect)."""
     rng = random.Random(config.seed)
@@ -52,7 +65,7 @@ def plan(config: RunSpec, run_id: str) -> Plan:
     queries = tuple(QueryPlan(f"q{i:02d}", f"{run_id}-q{i:02d}", rng.randrange(period))
                     for i in range(config.queries))
     feedback = f"{run_id}-feedback" if config.workload in RECORD_WORKLOADS else None
-    return Plan(run_id, queries, f"{run_id}-metrics", feedback)
+    return Plan(run_id, queries, f"{run_id}-metrics", feedback, control)
 
 
 def job_config(plan_: Plan, config: RunSpec, bootstrap: str, builder: str, **workload_keys: object) -> dict:

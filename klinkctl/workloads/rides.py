@@ -11,18 +11,17 @@ import numpy as np
 import pandas as pd
 
 from klinkctl.results import accuracy
+from klinkctl.run.combiner_relay import COMBINER_COLUMNS, COMBINER_TABLE
 from klinkctl.run.config import RunSpec
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.rides.RidesJob"
 event_time = common.last_column_event_time  # region,driver,passengers,fare,event_time
-#: io.klink.workloads.rides.CombinerControl.COLUMNS: one row per controller period and query.
-COMBINER_COLUMNS = "time_ms,query,period,rho,rho_avg,saturated,error,interval_ms,mode"
-COMBINER_TABLE = "combiner.csv"
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
-    """The job config; with a combiner also combiner.csv's header (the combiners' subtask 0 append the rows)."""
+    """The job config; with a combiner also combiner.csv's header. The combiner's controller posts the rows and
+    its λ to klinkctl's control channel, where every instance takes λ (klinkctl.run.combiner_relay)."""
     if config.combiner != "none":
         (run_dir / COMBINER_TABLE).write_text(COMBINER_COLUMNS + "\n")
     return common.write_job_config(run_dir, common.job_config(
@@ -31,7 +30,7 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
         combinerMaxRecords=config.combiner_max_records, bandLow=config.adcom_band_low,
         bandHigh=config.adcom_band_high, kp=config.adcom_kp, ki=config.adcom_ki,
         minIntervalMs=config.adcom_min_interval_ms, maxIntervalMs=config.adcom_max_interval_ms,
-        controlPeriodMs=config.adcom_period_ms, runDir=str(run_dir.resolve())))
+        controlPeriodMs=config.adcom_period_ms, controlUrl=plan_.control.url, stackToken=plan_.control.stack))
 
 
 def generator_args(config: RunSpec) -> list[str]:

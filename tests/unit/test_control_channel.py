@@ -14,6 +14,7 @@ import pytest
 
 from klinkctl.errors import KlinkError
 from klinkctl.run import scheduler_control
+from klinkctl.run.combiner_relay import COMBINER_COLUMNS
 from klinkctl.run.control_channel import ControlChannel
 from klinkctl.stack.spec import StackSpec
 
@@ -39,9 +40,10 @@ def channel(spec: StackSpec, tmp_path: Path):
 
 
 def _call(spec: StackSpec, path: str, body: bytes | None = None, stack: str | None = None,
-          agent: str = "tm1:7", **query: str) -> tuple[int, str]:
-    params = "&".join(f"{k}={v}" for k, v in {"stack": stack or spec.stack_token, "agent": agent,
-                                              "version": "0.1.0", **query}.items())
+          agent: str | None = "tm1:7", **query: str) -> tuple[int, str]:
+    """A request as an agent sends it; with agent None as the job's combiner does (io.klink.workloads.rides)."""
+    who = {"agent": agent, "version": "0.1.0"} if agent else {}
+    params = "&".join(f"{k}={v}" for k, v in {"stack": stack or spec.stack_token, **who, **query}.items())
     request = urllib.request.Request(f"{spec.control_url}{path}?{params}", data=body,
                                      method="GET" if body is None else "POST")
     try:
@@ -103,3 +105,36 @@ def test_an_agent_that_never_came_or_never_finished_is_reported(spec, tmp_path):
 def test_a_port_already_taken_is_one_clear_error(spec, channel, tmp_path):
     with pytest.raises(KlinkError, match=r"another klinkctl run holds it .* --control-port"):
         ControlChannel(spec, scheduler_control.control("rr", {}, "run-9"), tmp_path)
+
+
+def _combiner(spec: StackSpec, path: str, body: bytes | None = None, **query: str) -> tuple[int, str]:
+    return _call(spec, path, body, agent=None, **{"run": "run-1", **query})
+
+
+def test_the_controllers_interval_reaches_every_instance_that_waits_for_it(spec, channel):
+    answers: list[tuple[int, str]] = []
+    instances = [threading.Thread(target=lambda: answers.append(_combiner(spec, "/combiner/interval", query="q00",
+                                                                          seen="0"))) for _ in range(2)]
+    for instance in instances:
+        instance.start()
+    interval = {"period": 1, "intervalMs": 120, "fromMs": 1_700_000_000_100}
+    assert _combiner(spec, "/combiner/interval", json.dumps(interval).encode(), query="q00") == (200, "")
+    for instance in instances:
+        instance.join(5)
+    assert [(status, json.loads(text)) for status, text in answers] == [(200, interval)] * 2
+    assert not channel.agents  # the job's operators are no agents: agents.json lists TaskManagers only
+
+
+def test_the_combiners_rows_land_under_klinkctls_header_and_a_bad_request_is_one_line(spec, channel):
+    (channel.run_dir / "combiner.csv").write_text(COMBINER_COLUMNS + "\n")
+    row = "1700000000000,q00,1,0.1000;0.1000,0.1000,false,-0.4000,20,adcom\n"
+    assert _combiner(spec, "/combiner/rows", (COMBINER_COLUMNS + "\n" + row).encode()) == (200, "")
+    assert (channel.run_dir / "combiner.csv").read_text() == COMBINER_COLUMNS + "\n" + row
+
+    assert _combiner(spec, "/combiner/rows", b"time_ms\n1\n")[0] == 400  # not klinkctl's header
+    assert _combiner(spec, "/combiner/interval", b"{}", query="q00") == (
+        400, "an interval has exactly the keys period, intervalMs, fromMs")
+    assert _combiner(spec, "/combiner/interval", b'{"period": 1, "intervalMs": 5, "fromMs": 0}')[0] == 400  # no query
+    assert _combiner(spec, "/combiner/interval", query="q00", run="run-0", seen="0")[0] == 409  # another run
+    assert _call(spec, "/combiner/interval", agent=None, stack="0123456789ab", run="run-1", query="q00")[0] == 409
+    assert _combiner(spec, "/combiner/other", b"")[0] == 404

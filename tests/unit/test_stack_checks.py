@@ -20,3 +20,13 @@ def test_split_placement_needs_two_taskmanagers_and_a_workload_that_has_windows(
     stack_checks.check_stack(SimpleNamespace(state_dir=tmp_path, taskmanagers=2), split, {}, tmp_path / "results")
     with pytest.raises(KlinkError, match="placement"):
         resolve(None, {"placement": "split", "workload": "exclamation"})
+
+
+@pytest.mark.parametrize("backend", ["local", "compose", "remote"])
+def test_a_combiner_runs_on_every_backend_since_it_talks_through_the_control_channel(monkeypatch, tmp_path,
+                                                                                    backend: str) -> None:
+    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: SimpleNamespace(name=backend))
+    stack = SimpleNamespace(state_dir=tmp_path, taskmanagers=1)
+    for combiner in ("adcom", "local-global"):
+        stack_checks.check_stack(stack, resolve(None, {"workload": "rides", "combiner": combiner}), {},
+                                 tmp_path / "results")

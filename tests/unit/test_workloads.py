@@ -179,10 +179,13 @@ def test_exclamation_refuses_settings_out_of_range(option: str, value: str) -> N
 def test_rides_job_config_carries_the_combiner_and_the_papers_controller_defaults(tmp_path: Path) -> None:
     config = resolve(None, {"workload": "rides", "combiner": "adcom"})
     rides = workloads.get("rides")
-    job = json.loads(rides.write_job_config(common.plan(config, "r1"), config, "b:9", tmp_path).read_text())
+    plan = common.plan(config, "r1", common.ControlAddress("http://10.1.2.3:8090", "lab1"))
+    job = json.loads(rides.write_job_config(plan, config, "b:9", tmp_path).read_text())
     assert job["builder"] == "io.klink.workloads.rides.RidesJob" and job["combiner"] == "adcom"
     assert (job["bandLow"], job["bandHigh"], job["combinerIntervalMs"]) == (0.5, 0.8, 500)  # §3.2, §4.2
-    assert job["runDir"] == str(tmp_path.resolve())
+    # the combiner reaches klinkctl where the agents do, never through the run directory
+    assert (job["controlUrl"], job["stackToken"], job["runId"]) == ("http://10.1.2.3:8090", "lab1", "r1")
+    assert "runDir" not in job
     assert (tmp_path / "combiner.csv").read_text().startswith("time_ms,query,period,rho,")
     assert rides.generator_args(config.changed(key_skew=1.2)) == ["--workload", "rides", "--regions", "50",
                                                                   "--key-skew", "1.2"]
@@ -214,14 +217,3 @@ def test_bad_combiner_settings_are_one_line(overrides: dict, message: str) -> No
     with pytest.raises(KlinkError, match=message) as error:
         resolve(None, overrides)
     assert "\n" not in str(error.value)
-
-
-def test_a_combiner_on_a_stack_that_is_not_local_is_refused_before_anything_starts(monkeypatch, tmp_path) -> None:
-    from types import SimpleNamespace
-    from klinkctl.run import bench, stack_checks
-    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: SimpleNamespace(name="compose"))
-    config = resolve(None, {"workload": "rides", "combiner": "adcom"})
-    spec = SimpleNamespace(state_dir=tmp_path / "state")
-    with pytest.raises(KlinkError, match="^--combiner adcom: .* needs the local backend, not compose$"):
-        bench.run_bench(spec, config, tmp_path / "results", {})
-    assert not (tmp_path / "results").exists()

@@ -2,7 +2,8 @@ package io.klink.workloads.rides;
 
 import io.klink.metrics.Envelope;
 import java.io.Serializable;
-import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.execution.Environment;
@@ -18,50 +19,61 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * step (§3.2: one controller for all instances keeps their emissions in the same order).
  *
  * <p>With {@code adaptive}, λ comes from the controller: subtask 0 runs the {@link BufferMonitor} (REST →
- * {@link PiController} → control file) and every instance polls the control file every {@link #TICK_MS} ms.
- * Without it λ stays at its initial value (the fixed local-global baseline), and subtask 0 only records the
- * buffer utilisation. Watermarks and markers are held with the data (see {@link CombinerBuffer}).
+ * {@link PiController} → klinkctl's control channel) and every instance's {@link IntervalFollower} waits there
+ * for each new λ, which the instance takes at its switch instant ({@link EmissionClock}). Without it λ stays at
+ * its initial value (the fixed local-global baseline), and subtask 0 only records the buffer utilisation.
+ * Watermarks and markers are held with the data (see {@link CombinerBuffer}).
  */
 public final class AdaptiveCombiner extends AbstractStreamOperator<Envelope>
         implements OneInputStreamOperator<Envelope, Envelope> {
 
-    /** How often an instance checks its deadline and the control file. */
+    /** How often an instance checks its deadline and the controller's latest λ. */
     public static final long TICK_MS = 20;
 
     /** The combiner's settings (the job config's {@code combiner}; see RidesJob.Config). */
     public record Settings(RideAggregate aggregate, long windowMs, long offsetMs, long initialIntervalMs,
                            long maxRecords, boolean adaptive, double bandLow, double bandHigh, double kp, double ki,
-                           long minIntervalMs, long maxIntervalMs, long periodMs, String runDir, String queryId)
+                           long minIntervalMs, long maxIntervalMs, long periodMs, CombinerChannel.Address control,
+                           String queryId)
             implements Serializable {}
 
     private final Settings settings;
     private transient CombinerBuffer buffer;
-    private transient CombinerControl control;
-    private transient BufferMonitor monitor;
-    private transient long intervalMs;
-    private transient long nextEmitAt;
+    private transient EmissionClock clock;
+    private transient IntervalFollower follower;  // null: a fixed λ
+    private transient List<Thread> threads;  // the follower and, in subtask 0, the controller: interrupted at close
 
     public AdaptiveCombiner(Settings settings) {
         this.settings = settings;
-    }
-
-    /** The first multiple of {@code intervalMs} after {@code nowMs} (wall-clock aligned, the same everywhere). */
-    static long nextAligned(long nowMs, long intervalMs) {
-        return (nowMs / intervalMs + 1) * intervalMs;
     }
 
     @Override
     public void open() throws Exception {
         super.open();
         buffer = new CombinerBuffer(settings.aggregate(), settings.windowMs(), settings.offsetMs());
-        control = new CombinerControl(Path.of(settings.runDir()), settings.queryId());
-        intervalMs = settings.initialIntervalMs();
         long now = getProcessingTimeService().getCurrentProcessingTime();
-        nextEmitAt = nextAligned(now, intervalMs);
+        clock = new EmissionClock(settings.initialIntervalMs(), now);
+        threads = new ArrayList<>();
         getProcessingTimeService().registerTimer(now + TICK_MS, this::onTick);
+        if (settings.adaptive()) {
+            follower = new IntervalFollower(channel());
+            startDaemon(follower, "adcom-interval");
+        }
         if (getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
             startMonitor();
         }
+    }
+
+    private CombinerChannel channel() {
+        return new CombinerChannel(settings.control(), settings.queryId());
+    }
+
+    private void startDaemon(Runnable task, String role) {
+        Thread thread = new Thread(task, settings.queryId() + "-" + role + "-"
+                + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        thread.setDaemon(true);
+        thread.start();
+        threads.add(thread);
     }
 
     private void startMonitor() {
@@ -71,25 +83,19 @@ public final class AdaptiveCombiner extends AbstractStreamOperator<Envelope>
         PiController controller = settings.adaptive() ? new PiController(new PiController.Params(settings.bandLow(),
                 settings.bandHigh(), settings.kp(), settings.ki(), settings.minIntervalMs(), settings.maxIntervalMs()),
                 settings.initialIntervalMs()) : null;
-        monitor = new BufferMonitor(rest, env.getJobID().toHexString(), env.getJobVertexId().toHexString(),
+        BufferMonitor monitor = new BufferMonitor(rest, env.getJobID().toHexString(), env.getJobVertexId().toHexString(),
                 getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(), settings.periodMs(), controller,
-                Path.of(settings.runDir()), settings.queryId());
-        Thread thread = new Thread(monitor, settings.queryId() + "-adcom-controller");
-        thread.setDaemon(true);
-        thread.start();
+                channel(), settings.queryId());
+        startDaemon(monitor, "adcom-controller");
     }
 
     private void onTick(long timestamp) throws Exception {
-        if (settings.adaptive()) {
-            long published = control.poll();
-            if (published > 0 && published != intervalMs) {
-                intervalMs = published;
-                nextEmitAt = Math.min(nextEmitAt, nextAligned(timestamp, intervalMs));
-            }
+        if (follower != null) {
+            clock.take(follower.latest(), timestamp);
         }
-        if (timestamp >= nextEmitAt) {
+        if (clock.due(timestamp)) {
             emit();
-            nextEmitAt = nextAligned(timestamp, intervalMs);
+            clock.emitted(timestamp);
         }
         getProcessingTimeService().registerTimer(timestamp + TICK_MS, this::onTick);
     }
@@ -132,8 +138,8 @@ public final class AdaptiveCombiner extends AbstractStreamOperator<Envelope>
 
     @Override
     public void close() throws Exception {
-        if (monitor != null) {
-            monitor.stop();
+        if (threads != null) {
+            threads.forEach(Thread::interrupt);
         }
         super.close();
     }

@@ -6,9 +6,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -17,26 +18,28 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
  * The controller loop (seed adcom-edbt21.txt §3.2, §4.1: "the PI controller and the actuator use Flink's job
  * monitoring API to monitor network buffer usage of AdCom"): once a period it reads every combiner instance's
  * output-buffer utilisation (Flink's {@code Shuffle.Netty.Output.Buffers.outPoolUsage}) from the JobManager's REST
- * API, runs the {@link PiController} and publishes the interval through {@link CombinerControl}. One loop per
- * query, a daemon thread of the combiner's subtask 0, so one controller drives all instances. With a fixed
- * interval (local-global) it only records the utilisation (mode {@code fixed}).
+ * API, runs the {@link PiController} and sends the interval to every instance through klinkctl's control channel
+ * ({@link CombinerChannel}), with the period's row of combiner.csv. One loop per query, a daemon thread of the
+ * combiner's subtask 0, so one controller drives all instances. With a fixed interval (local-global) it only
+ * records the utilisation (mode {@code fixed}). Rows klinkctl could not take yet (its channel opens once the job
+ * runs) are sent with the next period's, up to {@value #MAX_PENDING_ROWS}.
  */
 public final class BufferMonitor implements Runnable {
 
     public static final String METRIC = "Shuffle.Netty.Output.Buffers.outPoolUsage";
+    static final int MAX_PENDING_ROWS = 3600;
 
     private final String metricsUrl;
     private final int instances;
     private final long periodMs;
     private final PiController controller;  // null: record only
-    private final CombinerControl control;
-    private final Path runDir;
+    private final CombinerChannel channel;
     private final String queryId;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private volatile boolean running = true;
+    private final List<String> pendingRows = new ArrayList<>();
 
     public BufferMonitor(String restUrl, String jobId, String vertexId, int instances, long periodMs,
-                         PiController controller, Path runDir, String queryId) {
+                         PiController controller, CombinerChannel channel, String queryId) {
         StringJoiner get = new StringJoiner(",");
         for (int i = 0; i < instances; i++) {
             get.add(i + "." + METRIC);
@@ -45,19 +48,15 @@ public final class BufferMonitor implements Runnable {
         this.instances = instances;
         this.periodMs = periodMs;
         this.controller = controller;
-        this.control = new CombinerControl(runDir, queryId);
-        this.runDir = runDir;
+        this.channel = channel;
         this.queryId = queryId;
     }
 
-    public void stop() {
-        running = false;
-    }
-
+    /** Until interrupted (the operator's close). */
     @Override
     public void run() {
         long period = 0;
-        while (running) {
+        while (!Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(periodMs);
                 double[] rho = utilisation();
@@ -65,21 +64,39 @@ public final class BufferMonitor implements Runnable {
                     continue;  // the JobManager has not fetched the metrics yet
                 }
                 period++;
-                PiController.Decision decision;
-                if (controller != null) {
-                    decision = controller.update(rho);
-                    control.publish(period, decision.intervalMs());
-                } else {
-                    decision = new PiController.Decision(average(rho), max(rho) >= PiController.SATURATED,
-                            Double.NaN, -1);
-                }
-                CombinerControl.log(runDir, System.currentTimeMillis(), queryId, period, rho, decision,
-                        controller != null ? "adcom" : "fixed");
+                record(period, rho, decide(period, rho));
             } catch (InterruptedException e) {
                 return;
             } catch (IOException | RuntimeException e) {
                 // a slow JobManager skips a period; the next one reads again
             }
+        }
+    }
+
+    /** The controller's decision, sent to the instances; with a fixed λ only the utilisation. */
+    private PiController.Decision decide(long period, double[] rho) throws InterruptedException {
+        if (controller == null) {
+            return new PiController.Decision(average(rho), max(rho) >= PiController.SATURATED, Double.NaN, -1);
+        }
+        PiController.Decision decision = controller.update(rho);
+        try {
+            channel.publish(Interval.decided(period, decision.intervalMs(), System.currentTimeMillis()));
+        } catch (IOException e) {
+            // klinkctl's run is not on (yet): the instances keep their λ; the next period sends again
+        }
+        return decision;
+    }
+
+    private void record(long period, double[] rho, PiController.Decision decision) throws InterruptedException {
+        if (pendingRows.size() < MAX_PENDING_ROWS) {
+            pendingRows.add(CombinerChannel.row(System.currentTimeMillis(), queryId, period, rho, decision,
+                    controller != null ? "adcom" : "fixed"));
+        }
+        try {
+            channel.postRows(pendingRows);
+            pendingRows.clear();
+        } catch (IOException e) {
+            // kept for the next period
         }
     }
 

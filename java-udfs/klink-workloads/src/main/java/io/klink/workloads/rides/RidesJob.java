@@ -29,10 +29,14 @@ public final class RidesJob {
 
     private RidesJob() {}
 
-    /** Configuration as the harness writes it (JSON); see klinkctl/workloads/rides.py. */
+    /**
+     * Configuration as the harness writes it (JSON); see klinkctl/workloads/rides.py. {@code controlUrl} and
+     * {@code stackToken}: where the combiner's controller and instances reach klinkctl during the run.
+     */
     public record Config(long windowMs, String aggregate, String combiner, int combinerParallelism,
                          long combinerIntervalMs, long combinerMaxRecords, double bandLow, double bandHigh, double kp,
-                         double ki, long minIntervalMs, long maxIntervalMs, long controlPeriodMs, String runDir) {}
+                         double ki, long minIntervalMs, long maxIntervalMs, long controlPeriodMs, String controlUrl,
+                         String stackToken) {}
 
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
         QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
@@ -57,7 +61,7 @@ public final class RidesJob {
                 .filter(new Valid()).name(q + "valid").setParallelism(parallelism);
         if (!config.combiner().equals("none")) {
             trips = trips.transform(q + "combiner", QueryPipelines.ENVELOPES, new AdaptiveCombiner(settings(
-                    config, aggregate, query))).setParallelism(parallelism);
+                    config, aggregate, run.runId(), query))).setParallelism(parallelism);
         }
         DataStream<Envelope> byRegion = trips.partitionCustom(new ByRegion(), e -> e.key == null ? "" : e.key);
         long size = config.windowMs(), offset = query.windowOffsetMs();
@@ -65,14 +69,15 @@ public final class RidesJob {
                 new InstrumentedWindowOperator(() -> new RideWindows(size, offset, aggregate)));
     }
 
-    static AdaptiveCombiner.Settings settings(Config c, RideAggregate aggregate, Query query) {
+    static AdaptiveCombiner.Settings settings(Config c, RideAggregate aggregate, String runId, Query query) {
         boolean adaptive = c.combiner().equals("adcom");
         if (adaptive) {  // refuse bad parameters when the job is built, not in a task
             new PiController.Params(c.bandLow(), c.bandHigh(), c.kp(), c.ki(), c.minIntervalMs(), c.maxIntervalMs());
         }
         return new AdaptiveCombiner.Settings(aggregate, c.windowMs(), query.windowOffsetMs(), c.combinerIntervalMs(),
                 c.combinerMaxRecords(), adaptive, c.bandLow(), c.bandHigh(), c.kp(), c.ki(), c.minIntervalMs(),
-                c.maxIntervalMs(), c.controlPeriodMs(), c.runDir(), query.id());
+                c.maxIntervalMs(), c.controlPeriodMs(), new CombinerChannel.Address(c.controlUrl(), c.stackToken(),
+                runId), query.id());
     }
 
     /** {@code region,driver,passengers,fare,event_time} -> key region, a partial of one trip; malformed -> null. */

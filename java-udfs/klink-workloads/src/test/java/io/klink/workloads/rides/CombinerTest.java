@@ -107,11 +107,4 @@ class CombinerTest {
         c.holdWatermark(800);  // not an advance
         assertNull(c.takeWatermark());
     }
-
-    @Test
-    void emissionsAreAlignedToTheWallClockSoEveryInstanceEmitsAtTheSameInstants() {
-        assertEquals(1000, AdaptiveCombiner.nextAligned(999, 500));
-        assertEquals(1500, AdaptiveCombiner.nextAligned(1000, 500));
-        assertEquals(AdaptiveCombiner.nextAligned(1251, 250), AdaptiveCombiner.nextAligned(1499, 250));
-    }
 }
