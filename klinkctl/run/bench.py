@@ -27,6 +27,7 @@ from klinkctl.progress import Progress, no_progress
 from klinkctl.results import accuracy, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
+from klinkctl.run.outcome_checks import combiner_controlled, scheduler_ran
 from klinkctl.run.config import RunSpec
 from klinkctl.run.stack_checks import backend_name, check_stack
 from klinkctl.stack import scheduler_thread
@@ -226,6 +227,10 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
         if status == "completed" and not scheduler_ran(config, run_dir):
             status, reason = "failed", (f"the runtime scheduler never ran policy {config.policy} (no rows in "
                                         "scheduler.csv): the measurement is plain Flink; see the TaskManagers' .err logs")
+        if status == "completed" and not combiner_controlled(config, run_dir):
+            status, reason = "failed", (f"the {config.combiner} combiner's controller logged no period (no rows in "
+                                        "combiner.csv): it reads buffer use from the JobManager's REST API at the "
+                                        "address in the TaskManagers' Flink config; check that they reach it")
         measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) if warmup_until_ms else None
         try:
             summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured,
@@ -242,18 +247,6 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                              f"{summary['status']}{': ' + summary['reason'] if summary.get('reason') else ''}; "
                              "the rows written before are kept") from None
     return RunOutcome(run_dir, summary)
-
-
-def scheduler_ran(config: RunSpec, run_dir: Path) -> bool:
-    """False if a policy was asked for but no TaskManager ran a single cycle of it (e.g. it failed to load)."""
-    if config.agent_policy == "default":
-        return True
-    table = run_dir / "scheduler.csv"
-    if not table.is_file():
-        return False
-    with table.open() as rows:
-        rows.readline()  # the header
-        return bool(rows.readline())  # at least one cycle
 
 
 def _follow(spec: StackSpec, config: RunSpec, job_id: str, gen: generator.GeneratorProcess,

@@ -2,7 +2,7 @@
 
 While a run is on, klinkctl listens on the stack's control address (``--host``, ``--control-port``); every agent
 fetches the run's control from it once a second and posts its rows back, so the same code works wherever the
-TaskManagers run, as long as they can reach that address (docs/architecture.md, "Control channel"):
+TaskManagers run, as long as they can reach that address (docs/scheduler.md, "Control"):
 
 - ``GET /control``: ``{"policy", "params", "run"}``; nobody listening, as between runs, means plain Flink.
 - ``POST /rows?run=&file=``: a batch of one of the run's files, its header first; appended to the run directory.

@@ -100,7 +100,8 @@ class StackSpec(Section):
     jobmanager_rpc_port: int = option(6123, "Flink JobManager RPC port.", cli="rpc-port", **PORT)
     rest_port: int = option(8081, "Flink REST/web port.", **PORT)
     control_port: int = option(8090, "Port klinkctl listens on while a run is on, for the TaskManagers' agents: they "
-                               "fetch the run's scheduling policy and send their rows (docs/architecture.md).", **PORT)
+                               "fetch the run's scheduling policy and send their rows (docs/scheduler.md, \"Control\").",
+                               **PORT)
     flink_rest: str = option("", "--backend remote: the existing Flink session cluster's REST address, "
                              "http://HOST:PORT. [none]")
     kafka_bootstrap: str = option("", "--backend remote: the existing Kafka's bootstrap servers, "

@@ -78,6 +78,15 @@ def test_attaches_runs_smoke_and_a_scheduled_bench_through_it_and_forgets_it(run
     assert from_rest["component"].nunique() == 2 and (from_rest["cpu_percent"] > 0).any()
     assert (from_rest["rss_bytes"] > 0).all()
     assert set(resources.loc[resources["source"] == "procfs", "component"]) == {"generator"}
+    # AdCom's controller and instances meet on klinkctl's control channel, not in this machine's run directory
+    rides = attached("bench", "rides", "--results", str(tmp_path / "rides"), "--rate", "3000", "--duration", "4s",
+                     "--warmup", "1s", "--window", "1s", "--combiner", "adcom", "--combiner-parallelism", "2",
+                     timeout=300)
+    assert rides.returncode == 0, rides.stdout + rides.stderr
+    (rides_dir,) = (tmp_path / "rides").iterdir()
+    decisions = pd.read_csv(rides_dir / "combiner.csv")
+    assert len(decisions) >= 3 and (decisions["mode"] == "adcom").all()
+    assert (decisions["rho"].str.split(";").str.len() == 2).all()  # both instances' buffer use, wherever they ran
 
     described = tmp_path / "cluster.yaml"  # attaching again is fine; here as the operator describes the cluster
     described.write_text("".join(f"{option.lstrip('-')}: {value}\n" for option, value in cluster.items()))

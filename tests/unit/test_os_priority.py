@@ -4,7 +4,7 @@ import pytest
 
 from klinkctl import privileges
 from klinkctl.errors import KlinkError
-from klinkctl.run import bench, os_priority, stack_checks
+from klinkctl.run import bench, os_priority, outcome_checks, stack_checks
 from klinkctl.run.config import RunSpec, resolve
 from klinkctl.run.os_priority import (INPUT_QUEUE_METRIC, backlog_metric, check_usable, comm_of_task, map_threads,
                                       nice_by_score, scores)
@@ -69,7 +69,7 @@ def test_the_agent_stays_on_default_while_os_priority_runs_from_outside():
     config = resolve(None, {"policy": "os-priority", "os_priority_period": "500ms"})
     assert config.agent_policy == "default" and config.os_priority_period_ms == 500
     assert resolve(None, {"policy": "klink"}).agent_policy == "klink"
-    assert bench.scheduler_ran(config, run_dir=None)  # no scheduler.csv is expected of the agent
+    assert outcome_checks.scheduler_ran(config, run_dir=None)  # no scheduler.csv is expected of the agent
 
 
 def test_os_priority_settings_are_checked_up_front(monkeypatch):

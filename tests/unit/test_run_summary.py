@@ -172,13 +172,25 @@ def test_a_starved_query_is_flagged_by_its_missing_windows(tmp_path):
 
 
 def test_a_policy_run_without_scheduler_cycles_is_not_a_measurement_of_that_policy(tmp_path):
-    from klinkctl.run.bench import scheduler_ran
+    from klinkctl.run.outcome_checks import scheduler_ran
     assert scheduler_ran(RunSpec(policy="default"), tmp_path)
     assert not scheduler_ran(RunSpec(policy="fcfs"), tmp_path)
     (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n")
     assert not scheduler_ran(RunSpec(policy="fcfs"), tmp_path)
     (tmp_path / "scheduler.csv").write_text("time,policy,tasks,running,paused,cycle_ns,decisions,why\n1,fcfs,4,2,2,5,a,\n")
     assert scheduler_ran(RunSpec(policy="fcfs"), tmp_path)
+
+
+def test_a_combiner_run_whose_controller_never_logged_a_period_is_not_a_measurement_of_it(tmp_path):
+    from klinkctl.run.outcome_checks import combiner_controlled
+    assert combiner_controlled(RunSpec(workload="rides", combiner="none"), tmp_path)
+    assert combiner_controlled(RunSpec(workload="ysb"), tmp_path)
+    assert not combiner_controlled(RunSpec(workload="rides", combiner="adcom"), tmp_path)
+    (tmp_path / "combiner.csv").write_text("time_ms,query,period,rho,rho_avg,saturated,error,interval_ms,mode\n")
+    assert not combiner_controlled(RunSpec(workload="rides", combiner="local-global"), tmp_path)
+    (tmp_path / "combiner.csv").write_text("time_ms,query,period,rho,rho_avg,saturated,error,interval_ms,mode\n"
+                                           "1,q00,1,0.1;0.2,0.15,false,-0.5,480,adcom\n")
+    assert combiner_controlled(RunSpec(workload="rides", combiner="adcom"), tmp_path)
 
 
 def test_windows_expected_follow_each_workloads_last_window():

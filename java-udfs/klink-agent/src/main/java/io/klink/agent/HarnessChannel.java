@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The agent's end of klinkctl's control channel (docs/architecture.md, "Control channel"): plain HTTP to the
+ * The agent's end of klinkctl's control channel (docs/scheduler.md, "Control"): plain HTTP to the
  * address given as the agent's {@code control} option. The harness listens only while one of its runs is on.
  * <ul>
  *   <li>{@code GET /control}: the run's {@link RunControl}; nobody listening means plain Flink.</li>
