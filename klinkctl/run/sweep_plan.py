@@ -12,9 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from klinkctl.errors import KlinkError
+from klinkctl.files import read_yaml
 from klinkctl.options import whole_number
 from klinkctl.run.bench import START_LEAD_MS, drain_ms
 from klinkctl.sim.graphs import check_simulable
@@ -324,14 +323,7 @@ def _sweep_name(value: object, source: str) -> str:
 
 def read_sweep_file(path: Path, repetitions: int | None = None) -> tuple[SweepSpec, list[PlannedRun]]:
     """A sweep file, parsed and planned: every run validated, nothing started or written."""
-    spec = parse_sweep(_read_yaml(path), str(path), path.stem, repetitions)
+    spec = parse_sweep(read_yaml(path, f"sweep file {path}"), str(path), path.stem, repetitions)
     return spec, plan_runs(spec, str(path))
 
 
-def _read_yaml(path: Path) -> object:
-    try:
-        return yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise KlinkError(f"cannot read sweep file {path}: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise KlinkError(f"sweep file {path} is not valid YAML: {str(error).splitlines()[0]}") from None
