@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -182,6 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _reply(self, body: bytes) -> None:
         try:
             self._send(HTTPStatus.OK, self.server.channel.answer(self.command, self.path, body))
+        except ConnectionError:
+            return  # the caller left before the answer (a cancelled task's long poll): nobody to tell
         except Refused as refused:
             self._send(refused.status, str(refused))
         except (OSError, UnicodeDecodeError) as error:
@@ -205,6 +208,11 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], channel: ControlChannel) -> None:
         self.channel = channel
         super().__init__(address, _Handler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A caller gone mid-answer (its task cancelled) is not worth the traceback socketserver prints."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _listen(spec: StackSpec, channel: ControlChannel) -> _Server:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -138,3 +140,17 @@ def test_the_combiners_rows_land_under_klinkctls_header_and_a_bad_request_is_one
     assert _combiner(spec, "/combiner/interval", query="q00", run="run-0", seen="0")[0] == 409  # another run
     assert _call(spec, "/combiner/interval", agent=None, stack="0123456789ab", run="run-1", query="q00")[0] == 409
     assert _combiner(spec, "/combiner/other", b"")[0] == 404
+
+
+def test_a_caller_gone_before_its_answer_leaves_no_traceback(spec, channel, capfd):
+    """A cancelled combiner task drops its long poll; klinkctl's answer then meets a reset connection."""
+    caller = socket.create_connection(("127.0.0.1", spec.control_port))
+    caller.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
+    caller.sendall(f"GET /combiner/interval?stack={spec.stack_token}&run=run-1&query=q00&seen=0 HTTP/1.1\r\n"
+                   f"Host: x\r\n\r\n".encode())
+    time.sleep(0.2)
+    caller.close()
+    interval = {"period": 1, "intervalMs": 120, "fromMs": 1_700_000_000_100}
+    assert _combiner(spec, "/combiner/interval", json.dumps(interval).encode(), query="q00") == (200, "")
+    time.sleep(0.3)
+    assert "Traceback" not in capfd.readouterr().err
