@@ -26,6 +26,8 @@ OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LO
 MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0
 FLINK_READY_TIMEOUT_S = 90.0
+#: Below this CPU share a TaskManager's start-up wait grows in proportion (two at 0.15 of a core each took > 90 s).
+QUOTA_START_CORES = 0.5
 #: A hog that has run this long has parsed its arguments and entered its cgroup: it is up.
 HOG_SETTLE_S = 0.5
 
@@ -137,7 +139,7 @@ class LocalBackend(StackBackend):
         _wait(spec, "jobmanager", lambda: flink.registered_taskmanagers(spec) is not None, everything,
               FLINK_READY_TIMEOUT_S, progress, "waiting for the Flink REST API")
         _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers,
-              everything, FLINK_READY_TIMEOUT_S, progress,
+              everything, taskmanager_ready_timeout_s(spec), progress,
               f"waiting for {spec.taskmanagers} TaskManager(s) to register")
         if spec.hog_of:  # once Flink is up, so that they do not slow its start
             hogs = [launch(hog) for hog in interference.start_hogs(spec)]
@@ -235,6 +237,13 @@ def _agent_detail(spec: StackSpec, component: ManagedProcess) -> str:
     if not status_file.is_file():
         return "klink-agent not loaded"
     return f"klink-agent {json.loads(status_file.read_text())['version']}"
+
+
+def taskmanager_ready_timeout_s(spec: StackSpec) -> float:
+    """How long `up` waits for the TaskManagers to register: 90 s, longer in proportion when a quota leaves one of
+    them less than half a core (its JVM then starts that much slower)."""
+    cores = spec.least_taskmanager_cores
+    return FLINK_READY_TIMEOUT_S * max(1.0, QUOTA_START_CORES / cores) if cores else FLINK_READY_TIMEOUT_S
 
 
 def main_log(spec: StackSpec, component: str) -> Path:

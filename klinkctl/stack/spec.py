@@ -218,6 +218,15 @@ class StackSpec(Section):
         return per_taskmanager(self.taskmanager_quotas, "--tm-quota")
 
     @property
+    def least_taskmanager_cores(self) -> float | None:
+        """The smallest CPU share any TaskManager starts with (--tm-cpu-quota split evenly, --tm-quota), None if
+        none is capped."""
+        shares = [*self.quota_of.values()]
+        if self.taskmanager_cpu_quota:
+            shares.append(self.taskmanager_cpu_quota / self.taskmanagers)
+        return min(shares) if shares else None
+
+    @property
     def hog_of(self) -> dict[int, float]:
         """--tm-interference: the hog's fraction of one core by TaskManager number."""
         return per_taskmanager(self.taskmanager_interference, "--tm-interference")

@@ -53,3 +53,13 @@ def test_up_takes_every_stack_option_under_its_name_and_nothing_else():
         "--tm-quota", "--tm-interference", "--tm-cgroup", "--tm-gc", "--adaptive-partitioner", "--base-image",
         "--debian-mirror", "--host", "--kafka-port", "--kafka-controller-port", "--rpc-port", "--rest-port",
         "--control-port", "--flink-rest", "--kafka-bootstrap", "--stack-token"]
+
+
+def test_up_waits_longer_for_taskmanagers_that_a_quota_leaves_less_than_half_a_core(tmp_path):
+    from klinkctl.stack.local import FLINK_READY_TIMEOUT_S, taskmanager_ready_timeout_s
+    def timeout(**options):
+        return taskmanager_ready_timeout_s(StackSpec(state_dir=tmp_path, **options))
+    assert timeout() == FLINK_READY_TIMEOUT_S
+    assert timeout(taskmanager_cpu_quota=1.0) == FLINK_READY_TIMEOUT_S
+    assert timeout(taskmanagers=2, taskmanager_cpu_quota=0.3) == pytest.approx(FLINK_READY_TIMEOUT_S * 0.5 / 0.15)
+    assert timeout(taskmanagers=2, taskmanager_quotas="1=0.5,2=0.1") == pytest.approx(FLINK_READY_TIMEOUT_S * 5)
