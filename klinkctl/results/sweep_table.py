@@ -28,8 +28,8 @@ from klinkctl.results.tables import generation_end_ms, measured_rows, read_table
 BASELINE_KEYS = ("variant", "policy", "sampler")
 VARIANT = "variant"
 CELLS_FILE = "cells.csv"
-LOAD = ("generator_events_per_s", "source_records_per_s", "generator_behind", "taskmanager_cpu_percent",
-        "latency_growth")
+LOAD = ("generator_events_per_s", "source_records_per_s", "surge_read_events_per_s", "generator_behind",
+        "taskmanager_cpu_percent", "latency_growth")
 ACCURACY = {"mean_error": "mean_error", "max_error": "max_error", "within_target": "within_target_fraction",
             "sampling_rate": "mean_sampling_rate"}
 OTHER_METRICS = (*LOAD, *ACCURACY)
@@ -51,6 +51,7 @@ def _run_row(run: Run) -> dict[str, Any]:
                for key in BASELINE_KEYS},
             "generator_events_per_s": throughput.get("generator_events_per_s"),
             "source_records_per_s": throughput.get("flink_source_records_per_s"),
+            "surge_read_events_per_s": (throughput.get("during_surge") or {}).get("read_events_per_s"),
             "generator_behind": (summary.get("generator") or {}).get("behind_fraction"),
             "taskmanager_cpu_percent": taskmanager_cpu_percent(run.run_dir),
             "latency_growth": latency_growth(run),

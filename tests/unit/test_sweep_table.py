@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from klinkctl.paths import PROJECT_ROOT
 from klinkctl.results.groups import ratio_interval
 from klinkctl.results.runset import load_runset
 from klinkctl.results.stats import t_interval
@@ -155,3 +156,13 @@ def test_the_sweeps_cells_keep_invalid_runs_when_asked(tmp_path, capsys):
     assert "note: included 2 invalid runs (2 censored windows)" in capsys.readouterr().out
     cells = pd.read_csv(directory / "cells.csv").set_index(["policy", "rate"])
     assert cells.loc[(FCFS, 60000), ["n", "n_invalid"]].tolist() == [1, 2]
+
+
+def test_a_surge_sweeps_cells_show_what_the_sources_read_during_the_surge_and_a_steady_ones_do_not():
+    runset = load_runset(PROJECT_ROOT / "docs/data/adcom-surge-overload-20261127-005857")
+    cells = cell_table(runset, ("variant", "none")).set_index("variant")
+    for variant in ("none", "adcom"):
+        read = [run.summary["throughput"]["during_surge"]["read_events_per_s"] for run in runset.runs
+                if run.params["variant"] == variant]
+        assert len(read) == 5 and cells.loc[variant, "surge_read_events_per_s"] == pytest.approx(np.mean(read))
+    assert "surge_read_events_per_s" not in cell_table(load_runset(SWEEP), ("policy", "default"))
