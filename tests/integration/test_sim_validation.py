@@ -3,7 +3,7 @@ again and compared with the real sweep kept in docs/data. The policies must rank
 table (docs/data/sim-validation.csv) has within ±20 % must still be: a change to the model that loses agreement
 fails here.
 
-The three simulate sweeps are independent and each runs its simulator processes one after another on one core: they
+The simulate sweeps are independent and each runs its simulator processes one after another on one core: they
 run side by side once for the module (on a loaded 2-core machine, back to back: 224 s one after another, 136 s side
 by side), and each validation is checked by its own test."""
 
@@ -25,7 +25,7 @@ def tables(tmp_path_factory) -> dict[str, Future]:
     """Every validation's agreement table, by name, once all are done (the sweeps are subprocesses: threads are
     enough); a sweep that failed fails its own test, through its future's result()."""
     work = tmp_path_factory.mktemp("sim-validation")
-    artifacts.build_java_udfs()  # here, if the simulator's jar is stale: not by three sweeps at once
+    artifacts.build_java_udfs()  # here, if the simulator's jar is stale: not by every sweep at once
     with ThreadPoolExecutor(max_workers=len(VALIDATIONS)) as pool:
         return {v.name: pool.submit(validate, v, work) for v in VALIDATIONS}
 
