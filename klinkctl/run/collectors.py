@@ -18,7 +18,7 @@ import threading
 import time
 import urllib.error
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import psutil
 from confluent_kafka import Consumer
@@ -29,6 +29,9 @@ from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
 from klinkctl.stack.processes import taskmanagers_of
 from klinkctl.stack.remote import component_name
 from klinkctl.stack.spec import StackSpec
+
+if TYPE_CHECKING:
+    from klinkctl.run.container_stats import ContainerStats
 
 LATENCY_COLUMNS = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",
                    "swm_latency_ms", "keys", "events", "late_dropped", "warmup"]
@@ -240,11 +243,14 @@ class RestTaskManagers:
 
 class ResourceSampler(RecordingThread):
     def __init__(self, spec: StackSpec, job_id: str, processes: dict[str, int], run_dir: Path, run_id: str,
-                 policy: str, interval_s: float = 1.0) -> None:
+                 policy: str, interval_s: float = 1.0, containers: ContainerStats | None = None) -> None:
         super().__init__(name="resource-sampler", daemon=True)
         self.spec, self.job_id, self.interval_s = spec, job_id, interval_s
         self.labels = {"run": run_id, "policy": policy}
-        self.processes = {name: psutil.Process(pid) for name, pid in processes.items() if psutil.pid_exists(pid)}
+        # a compose stack's containers are sampled by the engine's stats (container_stats), the rest from procfs
+        self.containers = containers
+        self.processes = {name: psutil.Process(pid) for name, pid in processes.items()
+                          if psutil.pid_exists(pid) and not (containers and name in containers.components)}
         for process in self.processes.values():
             process.cpu_percent(None)  # the first call only starts the measurement
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
@@ -278,6 +284,8 @@ class ResourceSampler(RecordingThread):
                 continue
             self.resources.write({**self.labels, "time": now, "component": name, "pid": process.pid,
                                   "cpu_percent": cpu, "rss_bytes": rss, "source": PROCFS})
+        for row in self.containers.rows(now) if self.containers else []:
+            self.resources.write({**self.labels, **row})
         if self.rest_taskmanagers is not None:
             try:
                 for row in self.rest_taskmanagers.sample(now):
@@ -328,3 +336,5 @@ class ResourceSampler(RecordingThread):
     def stop(self) -> None:
         self._stopping.set()
         self.join(10)
+        if self.containers:
+            self.containers.stop()

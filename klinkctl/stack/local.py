@@ -63,6 +63,10 @@ class LocalBackend(StackBackend):
         loaded = self._load()
         return loaded[0] if loaded else None
 
+    def recorded_components(self) -> list[ManagedProcess]:
+        loaded = self._load()
+        return loaded[1] if loaded else []
+
     # --- up ----------------------------------------------------------------------------------
     def up(self, spec: StackSpec, progress: Progress = no_progress) -> bool:
         if self._already_running():

@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from klinkctl.paths import cache_dir
@@ -117,6 +118,13 @@ def test_smoke_and_a_klink_bench_run_on_containers(docker_engine, klinkctl_facto
     agents = json.loads((run_dir / "agents.json").read_text())
     assert len(agents) == 2 and all(a["took_run"] and a["done"] for a in agents.values()), agents  # over the channel
     assert len((run_dir / "scheduler.csv").read_text().splitlines()) > 10
+    resources = pd.read_csv(run_dir / "resources.csv")  # containers from the engine's stats, the generator from procfs
+    sources = resources.groupby("component")["source"].agg(set).to_dict()
+    assert sources == {**{name: {"docker"} for name in containers}, "generator": {"procfs"}}, sources
+    taskmanagers = resources[resources["component"].str.startswith("taskmanager")]
+    assert (taskmanagers.groupby("component")["cpu_percent"].max() > 1).all()  # each ran its tasks
+    assert (taskmanagers.groupby("component")["cpu_percent"].median() <= 50 * 1.2).all()  # within its quota of 0.5
+    assert (taskmanagers["rss_bytes"] > 100 * 2**20).all()
 
     # the containers as a cluster someone else started: a second state dir attaches and finds both agents
     kafka, _, _, rest, control = cli.ports
