@@ -54,10 +54,16 @@ def job_failure(spec: StackSpec, job_id: str) -> str:
     try:
         root = flink.rest_get(spec, f"/jobs/{job_id}/exceptions").get("exceptionHistory", {})
         entries = root.get("entries") or []
-        return (entries[0].get("exceptionName", "") + ": " + entries[0].get("stacktrace", "").split("\n")[0]) \
-            if entries else "no exception recorded"
+        return failure_line(entries[0]) if entries else "no exception recorded"
     except (urllib.error.URLError, OSError, KeyError, IndexError):
         return "could not read the job's exceptions"
+
+
+def failure_line(entry: dict) -> str:
+    """An exception history entry in one line: its stack trace's first line ("<class>: <message>"), with the
+    class only once (e.g. AION's operator refusing a disk too full for its p-buckets)."""
+    name, first = entry.get("exceptionName", ""), entry.get("stacktrace", "").split("\n")[0].strip()
+    return first if first.startswith(name) else f"{name}: {first}"
 
 
 def wait_running(spec: StackSpec, job_id: str, timeout_s: float = 60) -> None:
