@@ -44,18 +44,18 @@ public final class PBucketDirectory {
     }
 
     /**
-     * The instance's p-bucket directory (not created yet), after checking that its disk has at least
+     * The instance's p-bucket directory (not created yet; the root is), after checking that its disk has at least
      * {@code minFreeBytes} usable; otherwise an IOException whose message says what is missing where.
      */
     public static Path choose(String[] tmpDirs, String runId, String instance, int subtask, long minFreeBytes)
             throws IOException {
-        Path tmp = tmpDir(tmpDirs, subtask);
-        long free = Files.getFileStore(Files.createDirectories(tmp)).getUsableSpace();
+        Path root = Files.createDirectories(tmpDir(tmpDirs, subtask).resolve(ROOT));
+        long free = Files.getFileStore(root).getUsableSpace();  // the disk of the root, which may be a mount of its own
         if (free < minFreeBytes) {
             throw new IOException(String.format("AION's p-buckets need at least %d MiB free on the TaskManager's "
-                    + "disk of %s (io.tmp.dirs); only %d MiB are free", minFreeBytes >> 20, tmp, free >> 20));
+                    + "disk of %s (io.tmp.dirs); only %d MiB are free", minFreeBytes >> 20, root, free >> 20));
         }
-        return of(tmp, runId, instance);
+        return of(root.getParent(), runId, instance);
     }
 
     /** Removes the run's directory (the instance directory's parent) if no other instance still uses it. */

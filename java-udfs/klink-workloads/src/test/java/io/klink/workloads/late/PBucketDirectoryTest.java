@@ -34,8 +34,9 @@ class PBucketDirectoryTest {
         IOException refused = assertThrows(IOException.class,
                 () -> PBucketDirectory.choose(tmpDirs, "r1", "q00-0", 0, Long.MAX_VALUE));
         assertTrue(refused.getMessage().matches("AION's p-buckets need at least \\d+ MiB free on the TaskManager's "
-                + "disk of " + tmp + " \\(io.tmp.dirs\\); only \\d+ MiB are free"), refused.getMessage());
-        assertFalse(Files.exists(tmp.resolve(PBucketDirectory.ROOT)), "nothing created for a refused instance");
+                + "disk of " + tmp.resolve(PBucketDirectory.ROOT) + " \\(io.tmp.dirs\\); only \\d+ MiB are free"),
+                refused.getMessage());
+        assertFalse(Files.exists(tmp.resolve(PBucketDirectory.ROOT).resolve("r1")), "no run directory for it");
     }
 
     @Test
