@@ -60,9 +60,14 @@ def job_failure(spec: StackSpec, job_id: str) -> str:
 
 
 def failure_line(entry: dict) -> str:
-    """An exception history entry in one line: its stack trace's first line ("<class>: <message>"), with the
-    class only once (e.g. AION's operator refusing a disk too full for its p-buckets)."""
-    name, first = entry.get("exceptionName", ""), entry.get("stacktrace", "").split("\n")[0].strip()
+    """An exception history entry in one line: its root cause, the stack trace's last "Caused by:" line
+    ("<class>: <message>"; Flink wraps a task's failure in "JobException: Recovery is suppressed by ..."), else
+    its first line, with the class once (e.g. AION's operator refusing a disk too full for its p-buckets)."""
+    lines = entry.get("stacktrace", "").splitlines()
+    causes = [line.removeprefix("Caused by: ").strip() for line in lines if line.startswith("Caused by: ")]
+    if causes:
+        return causes[-1]
+    name, first = entry.get("exceptionName", ""), (lines[0].strip() if lines else "")
     return first if first.startswith(name) else f"{name}: {first}"
 
 

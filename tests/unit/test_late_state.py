@@ -187,13 +187,19 @@ def test_a_run_without_aion_asks_for_no_p_buckets_and_the_report_takes_the_last_
     assert len(report) == 1 and report[0].startswith("late-state report:")
 
 
-def test_a_job_failure_is_one_line_with_the_exception_class_once():
+def test_a_job_failure_is_one_line_naming_its_root_cause_once():
     from klinkctl.flink_jobs import failure_line
-    refused = ("AION's p-buckets need at least 512 MiB free on the TaskManager's disk of /tmp (io.tmp.dirs); only "
-               "3 MiB are free")
-    entry = {"exceptionName": "java.io.IOException",
-             "stacktrace": f"java.io.IOException: {refused}\n\tat io.klink.workloads.late.PBucketDirectory.choose"}
+    refused = ("AION's p-buckets need at least 512 MiB free on the TaskManager's disk of /tmp/klink-p-buckets "
+               "(io.tmp.dirs); only 1 MiB are free")
+    # as Flink 2.3's /jobs/<id>/exceptions had it when AionWindowOperator.open() refused a 1 MiB tmpfs
+    entry = {"exceptionName": "org.apache.flink.runtime.JobException",
+             "stacktrace": "org.apache.flink.runtime.JobException: Recovery is suppressed by "
+                           "NoRestartBackoffTimeStrategy\n\tat org.apache.flink.runtime.executiongraph.Failover\n"
+                           f"Caused by: java.io.IOException: {refused}\n\tat io.klink.workloads.late.PBucketDirectory"
+                           ".choose(PBucketDirectory.java:55)\n\t... 12 more\n"}
     assert failure_line(entry) == f"java.io.IOException: {refused}"
+    direct = {"exceptionName": "java.io.IOException", "stacktrace": f"java.io.IOException: {refused}\n\tat x"}
+    assert failure_line(direct) == f"java.io.IOException: {refused}"
     wrapped = {"exceptionName": "org.apache.flink.util.FlinkRuntimeException", "stacktrace": "boom\n\tat x"}
     assert failure_line(wrapped) == "org.apache.flink.util.FlinkRuntimeException: boom"
 
