@@ -24,7 +24,7 @@ FIELDS = ["average", "sum", "count", "execution", "late_accepted"]
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
-    # AION's p-buckets go to each TaskManager's own temp dirs, under the run id (io.klink.workloads.late.PBucketDirectory)
+    # AION's p-buckets go to each TaskManager's own temp dirs, under the run id (late.PBucketDirectory)
     return common.write_job_config(run_dir, common.job_config(
         plan_, config, bootstrap, JAVA_BUILDER, lateState=config.late_state,
         allowedLatenessMs=config.allowed_lateness_ms, mBucketEvents=config.m_bucket_events, rhoMin=config.rho_min,
