@@ -54,10 +54,21 @@ def job_failure(spec: StackSpec, job_id: str) -> str:
     try:
         root = flink.rest_get(spec, f"/jobs/{job_id}/exceptions").get("exceptionHistory", {})
         entries = root.get("entries") or []
-        return (entries[0].get("exceptionName", "") + ": " + entries[0].get("stacktrace", "").split("\n")[0]) \
-            if entries else "no exception recorded"
+        return failure_line(entries[0]) if entries else "no exception recorded"
     except (urllib.error.URLError, OSError, KeyError, IndexError):
         return "could not read the job's exceptions"
+
+
+def failure_line(entry: dict) -> str:
+    """An exception history entry in one line: its root cause, the stack trace's last "Caused by:" line
+    ("<class>: <message>"; Flink wraps a task's failure in "JobException: Recovery is suppressed by ..."), else
+    its first line, with the class once (e.g. AION's operator refusing a disk too full for its p-buckets)."""
+    lines = entry.get("stacktrace", "").splitlines()
+    causes = [line.removeprefix("Caused by: ").strip() for line in lines if line.startswith("Caused by: ")]
+    if causes:
+        return causes[-1]
+    name, first = entry.get("exceptionName", ""), (lines[0].strip() if lines else "")
+    return first if first.startswith(name) else f"{name}: {first}"
 
 
 def wait_running(spec: StackSpec, job_id: str, timeout_s: float = 60) -> None:

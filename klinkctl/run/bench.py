@@ -149,7 +149,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
               progress: Progress = no_progress, await_last_windows: bool = True) -> RunOutcome:
     """One run; ``await_last_windows=False`` (an unjudged warm-up run) cancels the job at the generator's end
     instead of waiting up to drain_cap_ms for the backlog's windows."""
-    check_stack(spec, config, stack_processes, results_root)
+    check_stack(spec, config, stack_processes)
     run_id, run_dir = new_run_dir(results_root, config)
     write_resolved_config(run_dir, run_id, config, spec,
                           scheduler_thread.prioritize(taskmanagers_of(stack_processes)))
@@ -197,7 +197,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                                       containers=container_stats.start(spec))
             sampler.start()
             sampler.add_process("generator", gen.popen.pid)
-            late = late_state.start(spec, config, run_dir, run_id)
+            late = late_state.start(spec, config, run_dir, run_id, job_id)
             generator.signal_start(run_dir, start_at_ms)
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
@@ -214,6 +214,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
         finally:
             interrupts.armed = False
             progress("stopping generator, job and collectors")
+            if late is not None:
+                late.stop()  # before the job's cancellation: its last sample is the p-buckets' bytes at the end
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
                                           prioritiser, channel)
             teardown_problems += late_state.finish(late, config, run_dir)

@@ -1,20 +1,18 @@
 """Late-event window state in a run (docs/late-state.md): the
-sampler of TaskManager heap, GC time and AION's p-bucket bytes (late-state.csv), and at the end the p-buckets'
-deletion and late-state.json: each window's final result against the exact recomputation, late events accepted
-and dropped, heap and disk, and AION's executions and staleness per window."""
+sampler of TaskManager heap, GC time and AION's p-bucket bytes (late-state.csv, from Flink's REST API), and at the
+end late-state.json: each window's final result against the exact recomputation, late events accepted and dropped,
+heap and disk, and AION's executions and staleness per window."""
 
 from __future__ import annotations
 
 import csv
-import shutil
 import threading
 import time
 import urllib.error
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from klinkctl.errors import KlinkError, one_line
+from klinkctl.errors import one_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,79 +31,77 @@ AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "ov
 STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness", "bound_ms"]
 
 
-#: AION's p-buckets need at least this much free space where the run directory is, or the run is refused.
-MIN_FREE_BYTES = 512 * 1024 * 1024
+#: AION's gauge of an operator instance's p-bucket bytes (io.klink.workloads.late.AionWindowOperator.P_BUCKET_BYTES).
+P_BUCKET_BYTES = "pBucketBytes"
 
 
-def check_run(config: RunSpec, backend: Callable[[], str], results_root: Path) -> None:
-    """Before anything starts: AION's operator writes its p-buckets into the run directory on this machine, so it
-    needs the local backend and room on that disk."""
-    if config.workload != "average" or config.late_state != "aion":
-        return
-    if (name := backend()) != "local":
-        raise KlinkError(f"--late-state aion writes its p-buckets into the run directory on this machine, so it "
-                         f"needs the local backend, not {name}")
-    existing = next(p for p in (results_root, *results_root.absolute().parents) if p.exists())
-    free = shutil.disk_usage(existing).free
-    if free < MIN_FREE_BYTES:
-        raise KlinkError(f"--late-state aion: only {free / 2**20:.0f} MiB free on the disk of {existing}; its "
-                         f"p-buckets need at least {MIN_FREE_BYTES / 2**20:.0f} MiB")
-
-
-def directory_bytes(path: Path) -> int:
-    if not path.is_dir():
-        return 0
-    total = 0
-    for file in path.rglob("*"):
-        try:
-            total += file.stat().st_size if file.is_file() else 0
-        except OSError:
-            continue  # deleted meanwhile (a window cleaned up)
-    return total
+def p_bucket_metrics(vertex_name: str) -> list[str]:
+    """The p-bucket gauges of a job vertex ("q00/window", or chained: "q00/window -> ..."): one per AION window
+    operator in it, named as Flink's REST API names an operator's metric (<operator>.<metric>)."""
+    return [f"{operator}.{P_BUCKET_BYTES}" for operator in vertex_name.split(" -> ") if operator.endswith("/window")]
 
 
 class LateStateSampler(threading.Thread):
-    """Once a second: every TaskManager's heap used and GC time (Flink REST) and the bytes of the p-buckets."""
+    """Once a second: every TaskManager's heap used and GC time, and with AION the bytes of its p-buckets summed
+    over every operator instance (their pBucketBytes gauges), all from Flink's REST API."""
 
-    def __init__(self, spec: StackSpec, run_dir: Path, buckets: Path, labels: dict[str, str],
+    def __init__(self, spec: StackSpec, run_dir: Path, job_id: str, aion: bool, labels: dict[str, str],
                  interval_s: float = 1.0) -> None:
         super().__init__(name="late-state-sampler", daemon=True)
-        self.spec, self.buckets, self.labels, self.interval_s = spec, buckets, labels, interval_s
+        self.spec, self.job_id, self.aion, self.labels, self.interval_s = spec, job_id, aion, labels, interval_s
         self.max_p_bucket_bytes = 0
+        #: the p-bucket bytes of the last sample that had them (None: none had): the run's last before cancellation
+        self.last_p_bucket_bytes: int | None = None
         self._file = open(run_dir / TABLE, "w", newline="")
         self._writer = csv.DictWriter(self._file, fieldnames=COLUMNS)
         self._writer.writeheader()
         self._stopping = threading.Event()
 
     def run(self) -> None:
-        from klinkctl.stack import flink
         while not self._stopping.wait(self.interval_s):
-            now, disk = int(time.time() * 1000), directory_bytes(self.buckets)
-            self.max_p_bucket_bytes = max(self.max_p_bucket_bytes, disk)
             try:
-                managers = flink.rest_get(self.spec, "/taskmanagers")["taskmanagers"]
-                for tm in managers:
-                    metrics = {m["id"]: m.get("value") for m in flink.rest_get(
-                        self.spec, f"/taskmanagers/{tm['id']}/metrics?get={HEAP_METRICS}")}
-                    self._writer.writerow({**self.labels, "time": now, "taskmanager": tm["id"],
-                                           "heap_used_bytes": metrics.get("Status.JVM.Memory.Heap.Used"),
-                                           "gc_time_ms": metrics.get("Status.JVM.GarbageCollector.All.Time"),
-                                           "p_bucket_bytes": disk})
-            except (urllib.error.URLError, OSError, KeyError, ValueError):
+                self._sample(int(time.time() * 1000))
+            except (urllib.error.URLError, OSError, KeyError, ValueError, TypeError):
                 continue  # a missing sample is not worth failing the run for
             self._file.flush()
         self._file.close()
 
+    def _sample(self, now: int) -> None:
+        from klinkctl.stack import flink
+        disk = self.p_bucket_bytes() if self.aion else 0
+        if disk is not None:
+            self.max_p_bucket_bytes = max(self.max_p_bucket_bytes, disk)
+            self.last_p_bucket_bytes = disk
+        for tm in flink.rest_get(self.spec, "/taskmanagers")["taskmanagers"]:
+            metrics = {m["id"]: m.get("value") for m in flink.rest_get(
+                self.spec, f"/taskmanagers/{tm['id']}/metrics?get={HEAP_METRICS}")}
+            self._writer.writerow({**self.labels, "time": now, "taskmanager": tm["id"],
+                                   "heap_used_bytes": metrics.get("Status.JVM.Memory.Heap.Used"),
+                                   "gc_time_ms": metrics.get("Status.JVM.GarbageCollector.All.Time"),
+                                   "p_bucket_bytes": disk})
+
+    def p_bucket_bytes(self) -> int | None:
+        """The sum of every AION instance's gauge; None before Flink's REST API reports any of them."""
+        from klinkctl.stack import flink
+        total, reported = 0, False
+        for vertex in flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]:
+            if names := p_bucket_metrics(vertex["name"]):
+                for metric in flink.rest_get(self.spec, f"/jobs/{self.job_id}/vertices/{vertex['id']}/subtasks/"
+                                                        f"metrics?get={','.join(names)}&agg=sum"):
+                    total, reported = total + int(float(metric["sum"])), True
+        return total if reported else None
+
     def stop(self) -> None:
         self._stopping.set()
-        self.join(10)
+        if self.is_alive():
+            self.join(10)
 
 
-def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str) -> LateStateSampler | None:
-    from klinkctl.workloads.average import P_BUCKETS
+def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str, job_id: str) -> LateStateSampler | None:
     if config.workload != "average":
         return None
-    sampler = LateStateSampler(spec, run_dir, run_dir / P_BUCKETS, {"run": run_id, "policy": config.policy})
+    sampler = LateStateSampler(spec, run_dir, job_id, config.late_state == "aion",
+                               {"run": run_id, "policy": config.policy})
     sampler.start()
     return sampler
 
@@ -172,11 +168,10 @@ def staleness(results: pd.DataFrame, bound: float) -> dict[str, Any]:
 
 
 def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
-    """Stops the sampler, deletes the p-buckets, writes late-state.json (summary.json's late_state); returns the
-    problems, one line each."""
+    """Stops the sampler (if the job's cancellation has not already), writes late-state.json (summary.json's
+    late_state); returns the problems, one line each. The operators delete their own p-buckets."""
     from klinkctl.files import write_json
     from klinkctl.results.tables import read_table
-    from klinkctl.workloads.average import P_BUCKETS
     if config.workload != "average":
         return []
     problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms,
@@ -184,9 +179,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
     if sampler is not None:
         sampler.stop()
         report["max_p_bucket_bytes"] = sampler.max_p_bucket_bytes
-    buckets = run_dir / P_BUCKETS
-    report["p_bucket_bytes_at_end"] = directory_bytes(buckets)
-    shutil.rmtree(buckets, ignore_errors=True)
+        report["p_bucket_bytes_at_end"] = sampler.last_p_bucket_bytes
     try:
         heap = read_table(run_dir / TABLE)
         if not heap.empty:

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from klinkctl.errors import KlinkError
-from klinkctl.run import late_state, os_priority
+from klinkctl.run import os_priority
 from klinkctl.run.config import RunSpec
 from klinkctl.stack import backends
 from klinkctl.stack.spec import StackSpec
 
 
-def check_stack(spec: StackSpec, config: RunSpec, stack_processes: dict[str, int], results_root: Path) -> None:
+def check_stack(spec: StackSpec, config: RunSpec, stack_processes: dict[str, int]) -> None:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(backend_name(spec), stack_processes)
     if config.placement == "split" and spec.taskmanagers < 2:
         raise KlinkError(f"--placement split puts the sources on one TaskManager and the windows on another, and "
                          f"this stack has {spec.taskmanagers}: klinkctl up --taskmanagers 2")
-    late_state.check_run(config, lambda: backend_name(spec), results_root)
 
 
 def backend_name(spec: StackSpec) -> str:

@@ -19,21 +19,17 @@ JAVA_BUILDER = "io.klink.workloads.late.AverageJob"
 event_time = common.last_column_event_time  # w<key>,<value>,event_time
 #: exact_results gets the generator's progress lines too: they move the watermark that drops late events.
 READS_PROGRESS = True
-#: The run directory's folder of AION's p-buckets: made before the job starts, deleted after it (late_state.py).
-P_BUCKETS = "p-buckets"
 #: io.klink.workloads.late.LateResults.FIELDS: a RESULT's fields, in order.
 FIELDS = ["average", "sum", "count", "execution", "late_accepted"]
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
-    buckets = (run_dir / P_BUCKETS).resolve()
-    if config.late_state == "aion":
-        buckets.mkdir()
+    # AION's p-buckets go to each TaskManager's own temp dirs, under the run id (late.PBucketDirectory)
     return common.write_job_config(run_dir, common.job_config(
         plan_, config, bootstrap, JAVA_BUILDER, lateState=config.late_state,
         allowedLatenessMs=config.allowed_lateness_ms, mBucketEvents=config.m_bucket_events, rhoMin=config.rho_min,
         lateTrigger=config.late_trigger, stalenessBound=config.staleness_bound,
-        cleanupCoverage=config.predictive_cleanup, pBucketDir=str(buckets)))
+        cleanupCoverage=config.predictive_cleanup))
 
 
 def generator_args(config: RunSpec) -> list[str]:

@@ -19,6 +19,7 @@ from klinkctl.stack.local import LocalBackend
 from klinkctl.stack.ports import port_is_free
 from klinkctl.stack.remote import RECORD_FILE
 from tests.integration.conftest import Klinkctl, free_ports
+from tests.integration.test_late_state_bench import SHORT_RUN
 
 
 @pytest.fixture
@@ -87,6 +88,16 @@ def test_attaches_runs_smoke_and_a_scheduled_bench_through_it_and_forgets_it(run
     decisions = pd.read_csv(rides_dir / "combiner.csv")
     assert len(decisions) >= 3 and (decisions["mode"] == "adcom").all()
     assert (decisions["rho"].str.split(";").str.len() == 2).all()  # both instances' buffer use, wherever they ran
+
+    # AION keeps its p-buckets on the TaskManagers' own disks (their io.tmp.dirs) and reports their size as a metric
+    aion = attached("bench", "average", "--results", str(tmp_path / "aion"), *SHORT_RUN, "--late-state", "aion",
+                    timeout=300)
+    assert aion.returncode == 0, aion.stdout + aion.stderr
+    (aion_dir,) = (tmp_path / "aion").iterdir()
+    late = json.loads((aion_dir / "late-state.json").read_text())
+    assert late["windows_checked"] >= 3 and late["windows_equal"] == late["windows_checked"], late["mismatches"]
+    assert late["aion"]["destaged"] > 0 and late["max_p_bucket_bytes"] > 0
+    assert not (running_stack.state_dir / "flink" / "tmp" / "klink-p-buckets" / aion_dir.name).exists()
 
     described = tmp_path / "cluster.yaml"  # attaching again is fine; here as the operator describes the cluster
     described.write_text("".join(f"{option.lstrip('-')}: {value}\n" for option, value in cluster.items()))

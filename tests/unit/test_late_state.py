@@ -5,6 +5,7 @@ marks exactly the windows whose events no watermark can have dropped."""
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
 import pytest
@@ -118,18 +119,89 @@ def test_the_final_execution_is_compared_and_a_missing_late_event_is_a_mismatch(
     assert late_state.verdict(reported, exact, cleaned_up_only=True)["windows_equal"] == 1
 
 
-def test_aion_needs_the_local_backend_and_free_disk_before_anything_starts(monkeypatch, tmp_path):
-    from collections import namedtuple
-    config = resolve(None, {"workload": "average", "late_state": "aion"})
-    with pytest.raises(KlinkError, match="^--late-state aion writes its p-buckets .* not compose$"):
-        late_state.check_run(config, lambda: "compose", tmp_path / "results")
-    late_state.check_run(config, lambda: "local", tmp_path / "results")
-    usage = namedtuple("usage", "total used free")
-    monkeypatch.setattr(late_state.shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 2**20, 2**20))
-    with pytest.raises(KlinkError, match="only 1 MiB free on the disk of"):
-        late_state.check_run(config, lambda: "local", tmp_path / "results")
-    late_state.check_run(resolve(None, {"workload": "average"}), lambda: "compose", tmp_path)  # heap: no p-buckets
-    assert not (tmp_path / "results").exists()
+def rest_stub(monkeypatch, gauges: dict[str, list[float]], failed: set[str] = frozenset()):
+    """Flink's REST API for a job with a source vertex and one window vertex per query (gauges: the window's
+    pBucketBytes per subtask, empty before the JobManager fetched them); one TaskManager; `failed` paths raise."""
+    import urllib.error
+    from klinkctl.stack import flink
+    vertices = [{"id": "v-src", "name": "Source: q00/source -> q00/markers -> q00/parse"}] + [
+        {"id": f"v-{query}", "name": f"{query}/window"} for query in gauges]
+    asked = []
+
+    def rest_get(spec, path, **kwargs):
+        asked.append(path)
+        if any(path.startswith(f) for f in failed):
+            raise urllib.error.URLError("refused")
+        if path == "/jobs/j1":
+            return {"vertices": vertices}
+        if path == "/taskmanagers":
+            return {"taskmanagers": [{"id": "tm-1"}]}
+        if path.startswith("/taskmanagers/tm-1/metrics"):
+            return [{"id": "Status.JVM.Memory.Heap.Used", "value": "1000"},
+                    {"id": "Status.JVM.GarbageCollector.All.Time", "value": "7"}]
+        query = path.split("/")[4].removeprefix("v-")
+        assert path.endswith(f"/subtasks/metrics?get={query}/window.pBucketBytes&agg=sum"), path
+        values = gauges[query]
+        return [{"id": f"{query}/window.pBucketBytes", "sum": str(float(sum(values)))}] if values else []
+    monkeypatch.setattr(flink, "rest_get", rest_get)
+    return asked
+
+
+def test_p_bucket_bytes_are_the_sum_of_every_aion_instances_gauge_read_over_rest(monkeypatch, tmp_path):
+    assert late_state.p_bucket_metrics("q00/window") == ["q00/window.pBucketBytes"]
+    assert late_state.p_bucket_metrics("q01/window -> q01/firings") == ["q01/window.pBucketBytes"]
+    assert late_state.p_bucket_metrics("Source: q00/source -> q00/markers") == []
+    gauges = {"q00": [], "q01": []}
+    asked = rest_stub(monkeypatch, gauges)
+    sampler = late_state.LateStateSampler(None, tmp_path, "j1", True, {"run": "r1", "policy": "default"})
+    assert sampler.p_bucket_bytes() is None  # not reported yet: no sample, not a zero
+    assert not any("v-src" in path for path in asked)  # only the window vertices are asked
+    gauges.update(q00=[4096, 1024], q01=[512])
+    sampler._sample(1000)
+    gauges.update(q00=[100], q01=[0])
+    sampler._sample(2000)
+    assert (sampler.max_p_bucket_bytes, sampler.last_p_bucket_bytes) == (5632, 100)
+    sampler._file.close()
+    table = pd.read_csv(tmp_path / late_state.TABLE)
+    assert table["p_bucket_bytes"].tolist() == [5632, 100] and table["heap_used_bytes"].tolist() == [1000, 1000]
+
+
+def test_a_run_without_aion_asks_for_no_p_buckets_and_the_report_takes_the_last_sample(monkeypatch, tmp_path):
+    asked = rest_stub(monkeypatch, {"q00": [2048]})
+    heap = late_state.LateStateSampler(None, tmp_path, "j1", False, {"run": "r1", "policy": "default"})
+    heap._sample(1000)
+    heap._file.close()
+    assert not any("subtasks" in path for path in asked)
+    assert pd.read_csv(tmp_path / late_state.TABLE)["p_bucket_bytes"].tolist() == [0]
+    aion = resolve(None, {"workload": "average", "late_state": "aion"})
+    sampler = late_state.start(None, aion, tmp_path, "r1", "j1")
+    sampler.interval_s = 0.01
+    for _ in range(500):
+        if sampler.last_p_bucket_bytes is not None:
+            break
+        time.sleep(0.01)
+    sampler.stop()
+    report = late_state.finish(sampler, aion, tmp_path)  # no results.csv: one problem, the bytes are reported
+    written = json.loads((tmp_path / "late-state.json").read_text())
+    assert (written["max_p_bucket_bytes"], written["p_bucket_bytes_at_end"]) == (2048, 2048)
+    assert len(report) == 1 and report[0].startswith("late-state report:")
+
+
+def test_a_job_failure_is_one_line_naming_its_root_cause_once():
+    from klinkctl.flink_jobs import failure_line
+    refused = ("AION's p-buckets need at least 512 MiB free on the TaskManager's disk of /tmp/klink-p-buckets "
+               "(io.tmp.dirs); only 1 MiB are free")
+    # as Flink 2.3's /jobs/<id>/exceptions had it when AionWindowOperator.open() refused a 1 MiB tmpfs
+    entry = {"exceptionName": "org.apache.flink.runtime.JobException",
+             "stacktrace": "org.apache.flink.runtime.JobException: Recovery is suppressed by "
+                           "NoRestartBackoffTimeStrategy\n\tat org.apache.flink.runtime.executiongraph.Failover\n"
+                           f"Caused by: java.io.IOException: {refused}\n\tat io.klink.workloads.late.PBucketDirectory"
+                           ".choose(PBucketDirectory.java:55)\n\t... 12 more\n"}
+    assert failure_line(entry) == f"java.io.IOException: {refused}"
+    direct = {"exceptionName": "java.io.IOException", "stacktrace": f"java.io.IOException: {refused}\n\tat x"}
+    assert failure_line(direct) == f"java.io.IOException: {refused}"
+    wrapped = {"exceptionName": "org.apache.flink.util.FlinkRuntimeException", "stacktrace": "boom\n\tat x"}
+    assert failure_line(wrapped) == "org.apache.flink.util.FlinkRuntimeException: boom"
 
 
 def test_each_aion_window_reports_its_executions_and_staleness_and_the_run_sums_them_up():

@@ -16,8 +16,8 @@ def test_split_placement_needs_two_taskmanagers_and_a_workload_that_has_windows(
     split = resolve(None, {"placement": "split"})
     one = SimpleNamespace(state_dir=tmp_path, taskmanagers=1)
     with pytest.raises(KlinkError, match=r"^--placement split .* this stack has 1: klinkctl up --taskmanagers 2$"):
-        stack_checks.check_stack(one, split, {}, tmp_path / "results")
-    stack_checks.check_stack(SimpleNamespace(state_dir=tmp_path, taskmanagers=2), split, {}, tmp_path / "results")
+        stack_checks.check_stack(one, split, {})
+    stack_checks.check_stack(SimpleNamespace(state_dir=tmp_path, taskmanagers=2), split, {})
     with pytest.raises(KlinkError, match="placement"):
         resolve(None, {"placement": "split", "workload": "exclamation"})
 
@@ -28,5 +28,12 @@ def test_a_combiner_runs_on_every_backend_since_it_talks_through_the_control_cha
     monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: SimpleNamespace(name=backend))
     stack = SimpleNamespace(state_dir=tmp_path, taskmanagers=1)
     for combiner in ("adcom", "local-global"):
-        stack_checks.check_stack(stack, resolve(None, {"workload": "rides", "combiner": combiner}), {},
-                                 tmp_path / "results")
+        stack_checks.check_stack(stack, resolve(None, {"workload": "rides", "combiner": combiner}), {})
+
+
+@pytest.mark.parametrize("backend", ["local", "compose", "remote"])
+def test_aion_runs_on_every_backend_since_its_p_buckets_are_on_the_taskmanagers_disk(monkeypatch, tmp_path,
+                                                                                    backend: str) -> None:
+    monkeypatch.setattr(stack_checks.backends, "detect", lambda state_dir: SimpleNamespace(name=backend))
+    stack = SimpleNamespace(state_dir=tmp_path, taskmanagers=1)
+    stack_checks.check_stack(stack, resolve(None, {"workload": "average", "late_state": "aion"}), {})

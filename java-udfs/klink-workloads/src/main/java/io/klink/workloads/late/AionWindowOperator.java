@@ -3,6 +3,7 @@ package io.klink.workloads.late;
 import io.klink.metrics.Envelope;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -16,24 +17,30 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * downstream {@link ResultFirings} counts them), a RESULT of key {@code #aion} carries the counters, and one of
  * key {@code #staleness} per window cleaned up its executions and staleness ({@link LateResults#staleness}).
  *
- * <p>Not checkpointed (like the other instrumented windows: benchmark runs do not restore). Its p-buckets live in
- * {@code <pBucketDir>/<query>-<subtask>}, a directory klinkctl created and deletes; close() deletes them too.
+ * <p>Not checkpointed (like the other instrumented windows: benchmark runs do not restore). Its p-buckets live on
+ * its TaskManager's disk, in {@code <io.tmp.dir>/klink-p-buckets/<runId>/<query>-<subtask>} ({@link
+ * PBucketDirectory}); open() fails the job if that disk has less than {@link PBucketDirectory#MIN_FREE_BYTES}
+ * usable, close() deletes them. Their bytes are the gauge {@value #P_BUCKET_BYTES} of the operator's metric group.
  */
 public class AionWindowOperator extends AbstractStreamOperator<Envelope>
         implements OneInputStreamOperator<Envelope, Envelope> {
 
     public static final String COUNTERS_KEY = "#aion";
+    /** The gauge of the instance's p-bucket bytes on disk (klinkctl's late-state.csv reads it over REST). */
+    public static final String P_BUCKET_BYTES = "pBucketBytes";
 
     private final AionWindows.Settings settings;
-    private final String pBucketDir;
+    private final String runId;
     private final String name;
     private final long reExecuteMs;
     private transient AionWindows windows;
+    private transient Path pBucketDir;
     private transient AionWindows.Counters reported;
 
-    public AionWindowOperator(AionWindows.Settings settings, String pBucketDir, String name, long reExecuteMs) {
+    public AionWindowOperator(AionWindows.Settings settings, String runId, String name, long reExecuteMs) {
+        PBucketDirectory.checkRunId(runId);
         this.settings = settings;
-        this.pBucketDir = pBucketDir;
+        this.runId = runId;
         this.name = name;
         this.reExecuteMs = reExecuteMs;
     }
@@ -43,8 +50,11 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
         super.open();
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         String id = name + "-" + subtask;
-        windows = new AionWindows(settings, new PBuckets(Path.of(pBucketDir, id)), new IoScheduler("aion-io-" + id,
-                true));
+        String[] tmpDirs = getContainingTask().getEnvironment().getTaskManagerInfo().getTmpDirectories();
+        pBucketDir = PBucketDirectory.choose(tmpDirs, runId, id, subtask, PBucketDirectory.MIN_FREE_BYTES);
+        PBuckets buckets = new PBuckets(pBucketDir);
+        getMetricGroup().gauge(P_BUCKET_BYTES, (Gauge<Long>) buckets::bytes);
+        windows = new AionWindows(settings, buckets, new IoScheduler("aion-io-" + id, true));
         schedule();
     }
 
@@ -93,6 +103,7 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
     public void close() throws Exception {
         if (windows != null) {
             windows.close();
+            PBucketDirectory.removeRunDirectoryIfEmpty(pBucketDir);
         }
         super.close();
     }

@@ -5,7 +5,6 @@ import io.klink.workloads.common.CsvLineDeserializer;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -27,8 +26,8 @@ import org.apache.flink.util.OutputTag;
  *                                     +-> (markers, probes) ------------+
  * </pre>
  * {@code lateState}: flink-heap / flink-rocksdb / flink-forst = Flink's window operator with allowedLateness on
- * that state backend (the baselines); aion = {@link AionWindowOperator}, m-buckets in memory and p-buckets under
- * {@code pBucketDir} (§3.1–3.3).
+ * that state backend (the baselines); aion = {@link AionWindowOperator}, m-buckets in memory and p-buckets on each
+ * TaskManager's disk, under its temp dirs in a directory named after the run id (§3.1–3.3).
  */
 public final class AverageJob {
 
@@ -47,7 +46,7 @@ public final class AverageJob {
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/average.py. */
     public record Config(long windowMs, String lateState, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                         String lateTrigger, double stalenessBound, double cleanupCoverage, String pBucketDir) {}
+                         String lateTrigger, double stalenessBound, double cleanupCoverage) {}
 
     /** The Flink state backend (state.backend.type) of a late state (aion keeps its windows itself). */
     static String stateBackend(String lateState) {
@@ -67,9 +66,6 @@ public final class AverageJob {
         if (config.lateState().equals("aion")) {  // refuse bad settings when the job is built, not in a task
             aion = new AionWindows.Settings(config.windowMs(), 0, config.allowedLatenessMs(), config.mBucketEvents(),
                     config.rhoMin(), config.lateTrigger(), config.stalenessBound(), config.cleanupCoverage());
-            if (config.pBucketDir() == null || !Path.of(config.pBucketDir()).isAbsolute()) {
-                throw new IllegalArgumentException("aion needs an absolute pBucketDir, got " + config.pBucketDir());
-            }
         }
         for (Query query : run.queries()) {
             addQuery(env, run, config, aion, query);
@@ -89,7 +85,7 @@ public final class AverageJob {
         if (aion != null) {
             windowed = data.keyBy(e -> e.key, Types.STRING)
                     .transform(q + "window", QueryPipelines.ENVELOPES, new AionWindowOperator(aion.at(offset),
-                            config.pBucketDir(), query.id(), run.watermarkIntervalMs()))
+                            run.runId(), query.id(), run.watermarkIntervalMs()))
                     .setParallelism(1);
         } else {
             SingleOutputStreamOperator<Envelope> results = data.keyBy(e -> e.key, Types.STRING)

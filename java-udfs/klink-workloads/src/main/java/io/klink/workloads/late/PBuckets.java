@@ -13,17 +13,20 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
  * The persistent buckets (p-buckets, §3.1) of one AION window operator: one append-only file per window under a
- * directory klinkctl created for the run, each event as (key, value, event time). Only the {@link IoScheduler}'s
- * thread calls the methods that touch a file. The paper serialises JSON (§4, "Staging and serialization"); a
+ * directory of the operator instance's own ({@link PBucketDirectory}), each event as (key, value, event time). Only
+ * the {@link IoScheduler}'s thread calls the methods that touch a file; {@link #bytes()} may be read from any thread
+ * (the operator's {@code pBucketBytes} gauge). The paper serialises JSON (§4, "Staging and serialization"); a
  * binary record is used here (a named deviation, docs/late-state.md).
  */
 public final class PBuckets {
 
     private final Path dir;
+    private final AtomicLong bytes = new AtomicLong();
 
     public PBuckets(Path dir) {
         this.dir = dir;
@@ -54,7 +57,9 @@ public final class PBuckets {
                 out.writeLong(e.timestamp());
             }
         }
-        return Files.size(file) - before;
+        long written = Files.size(file) - before;
+        bytes.addAndGet(written);
+        return written;
     }
 
     /** Every event of the window's p-bucket in the order written (empty if it has none). */
@@ -78,18 +83,21 @@ public final class PBuckets {
     }
 
     public void delete(long windowEnd) throws IOException {
-        Files.deleteIfExists(file(windowEnd));
+        Path file = file(windowEnd);
+        long size = Files.exists(file) ? Files.size(file) : 0;
+        if (Files.deleteIfExists(file)) {
+            bytes.addAndGet(-size);
+        }
     }
 
-    /** Bytes of every p-bucket file. */
-    public long bytes() throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.mapToLong(p -> p.toFile().length()).sum();
-        }
+    /** Bytes of every p-bucket file, as written and deleted through this object. */
+    public long bytes() {
+        return bytes.get();
     }
 
     /** Deletes every p-bucket and the directory. */
     public void deleteAll() throws IOException {
+        bytes.set(0);
         if (!Files.exists(dir)) {
             return;
         }
