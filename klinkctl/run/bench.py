@@ -20,7 +20,7 @@ import yaml
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
-from klinkctl.run import container_stats, late_state, os_priority, scheduler_control
+from klinkctl.run import late_state, os_priority, scheduler_control
 from klinkctl.errors import KlinkError, RunNotCompleted, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
@@ -193,8 +193,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                                          config.policy, warmup_until_ms, results=config.measures_accuracy,
                                          sampling=config.sampler != "none")
             collector.start()
-            sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy,
-                                      containers=container_stats.start(spec))
+            sampler = ResourceSampler(spec, job_id, stack_processes, run_dir, run_id, config.policy)
             sampler.start()
             sampler.add_process("generator", gen.popen.pid)
             late = late_state.start(spec, config, run_dir, run_id, job_id)

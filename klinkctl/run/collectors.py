@@ -18,20 +18,18 @@ import threading
 import time
 import urllib.error
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 import psutil
 from confluent_kafka import Consumer
 
 from klinkctl.errors import one_line
+from klinkctl.run import container_stats
 from klinkctl.stack import flink
 from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
 from klinkctl.stack.processes import taskmanagers_of
 from klinkctl.stack.remote import component_name
 from klinkctl.stack.spec import StackSpec
-
-if TYPE_CHECKING:
-    from klinkctl.run.container_stats import ContainerStats
 
 LATENCY_COLUMNS = ["run", "policy", "query", "window_start", "window_end", "swm", "fired_at", "output_at",
                    "swm_latency_ms", "keys", "events", "late_dropped", "warmup"]
@@ -243,14 +241,14 @@ class RestTaskManagers:
 
 class ResourceSampler(RecordingThread):
     def __init__(self, spec: StackSpec, job_id: str, processes: dict[str, int], run_dir: Path, run_id: str,
-                 policy: str, interval_s: float = 1.0, containers: ContainerStats | None = None) -> None:
+                 policy: str, interval_s: float = 1.0) -> None:
         super().__init__(name="resource-sampler", daemon=True)
         self.spec, self.job_id, self.interval_s = spec, job_id, interval_s
         self.labels = {"run": run_id, "policy": policy}
-        # a compose stack's containers are sampled by the engine's stats (container_stats), the rest from procfs
-        self.containers = containers
+        # a compose stack's containers are sampled by the engine's stats, the rest from procfs
+        self.containers = container_stats.start(spec)
         self.processes = {name: psutil.Process(pid) for name, pid in processes.items()
-                          if psutil.pid_exists(pid) and not (containers and name in containers.components)}
+                          if psutil.pid_exists(pid) and not (self.containers and name in self.containers.components)}
         for process in self.processes.values():
             process.cpu_percent(None)  # the first call only starts the measurement
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+import pandas as pd
 
 from klinkctl.stack import backends
 
@@ -25,19 +26,12 @@ def cpu_and_memory(previous: dict[str, Any], current: dict[str, Any]) -> tuple[f
     """(% of one core, bytes) between two samples of a container's stats stream; None if they cannot tell."""
     try:
         used_ns = current["cpu_stats"]["cpu_usage"]["total_usage"] - previous["cpu_stats"]["cpu_usage"]["total_usage"]
-        wall_ns = (_read_time(current) - _read_time(previous)).total_seconds() * 1e9
+        wall_ns = (pd.Timestamp(current["read"]) - pd.Timestamp(previous["read"])).total_seconds() * 1e9
         memory = current["memory_stats"]
         resident = memory["usage"] - memory.get("stats", {}).get("inactive_file", 0)
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         return None
     return (used_ns / wall_ns * 100, int(resident)) if wall_ns > 0 else None
-
-
-def _read_time(sample: dict[str, Any]) -> datetime:
-    # the engine writes nanoseconds (2026-11-27T02:20:01.123456789Z); datetime takes microseconds
-    text = sample["read"].rstrip("Z")
-    seconds, _, fraction = text.partition(".")
-    return datetime.fromisoformat(f"{seconds}.{(fraction + '000000')[:6]}")
 
 
 class ContainerStats:
