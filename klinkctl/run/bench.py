@@ -216,7 +216,7 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             if late is not None:
                 late.stop()  # before the job's cancellation: its last sample is the p-buckets' bytes at the end
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
-                                          prioritiser, channel)
+                                          prioritiser, channel, broker_down=_broker_down(stack_processes))
             teardown_problems += late_state.finish(late, config, run_dir)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
@@ -327,35 +327,44 @@ def _await_last_windows(spec: StackSpec, config: RunSpec, job_id: str, plan: com
 def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path,
               job_id: str | None, gen: generator.GeneratorProcess | None, collector: MetricsCollector | None,
               sampler: ResourceSampler | None, prioritiser: os_priority.OsPriority | None = None,
-              channel: scheduler_control.ControlChannel | None = None) -> list[str]:
+              channel: scheduler_control.ControlChannel | None = None, broker_down: bool = False) -> list[str]:
     """Every step is attempted whatever the others do (a dead broker or JobManager must not leave the job or
-    the generator running); returns what went wrong, one line each."""
-    steps = [
+    the generator running); returns what went wrong, one line each. With the broker known dead, the steps that
+    only talk to it are skipped: each would wait out its timeout (10-30 s) for an answer that cannot come."""
+    steps = [  # (what, step, talks only to the broker)
         # Always: the next run (or a plain-Flink user) must not inherit paused tasks.
-        ("switching the scheduler off", lambda: scheduler_control.deactivate(channel)),
-        ("restoring the nice values os-priority changed", lambda: _stop_prioritiser(prioritiser)),
+        ("switching the scheduler off", lambda: scheduler_control.deactivate(channel), False),
+        ("restoring the nice values os-priority changed", lambda: _stop_prioritiser(prioritiser), False),
         ("stopping the generator", lambda: (gen.stop(), generator.forget_running(spec.state_dir))
-         if gen is not None else None),
+         if gen is not None else None, False),
         # the job winds down (~3 s) while the rows are read; it must have ended before its topics go
-        ("cancelling the job", lambda: flink_jobs.request_cancel(spec, job_id) if job_id is not None else None),
-        ("stopping the metrics collector", lambda: collector.stop() if collector is not None else None),
-        ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None),
+        ("cancelling the job", lambda: flink_jobs.request_cancel(spec, job_id) if job_id is not None else None, False),
+        ("stopping the metrics collector", lambda: collector.stop() if collector is not None else None, False),
+        ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None, False),
         ("reading ingestion delays", lambda: write_ingestion_delays(spec, plan, workload, run_dir)
-         if gen is not None else None),
+         if gen is not None else None, True),
         ("reading the feedback channel", lambda: exclamation.write_feedback(spec.bootstrap_servers, plan, run_dir)
-         if plan.feedback_topic and job_id is not None else None),
+         if plan.feedback_topic and job_id is not None else None, True),
         ("computing exact results", lambda: write_exact_results(spec, config, plan, workload, run_dir)
-         if gen is not None and config.measures_accuracy else None),
-        ("waiting for the job to end", lambda: flink_jobs.await_ended(spec, job_id) if job_id is not None else None),
-        ("deleting the run's topics", lambda: kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics)),
+         if gen is not None and config.measures_accuracy else None, True),
+        ("waiting for the job to end", lambda: flink_jobs.await_ended(spec, job_id) if job_id is not None else None,
+         False),
+        ("deleting the run's topics", lambda: kafka_io.delete_topics(spec.bootstrap_servers, plan.all_topics), True),
     ]
     problems = []
-    for what, step in steps:
+    for what, step, broker_only in steps:
+        if broker_only and broker_down:
+            problems.append(f"{what}: skipped, the Kafka broker had stopped")
+            continue
         try:
             step()
         except Exception as error:  # noqa: BLE001 - one broken step must not skip the others
             problems.append(f"{what}: {one_line(error)}")
     return problems
+
+
+def _broker_down(stack_processes: dict[str, int] | None) -> bool:
+    return "kafka" in (stack_processes or {}) and not pid_alive(stack_processes["kafka"])
 
 
 def _stop_prioritiser(prioritiser: os_priority.OsPriority | None) -> None:

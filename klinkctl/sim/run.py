@@ -25,6 +25,10 @@ from klinkctl.workloads import common
 
 #: A simulation that runs longer than this has gone wrong (paper-scale configs take well under 3 minutes).
 TIMEOUT_S = 1800
+#: HotSpot's C1 compiler only: the same files bit for bit, in 55-70 % of the wall time of the default tiered
+#: compilation for runs of 2-13 s (measured 2026-11-27: 4 YSB queries 20 s, 2.5 → 1.6 s; 80 queries 12 s, 7.3 →
+#: 4.1 s; 80 queries 48 s, 17.9 → 12.9 s): C2's compilations cost more than they save in runs this short.
+JVM_OPTIONS = ("-XX:TieredStopAtLevel=1",)
 
 
 def calibration_of(config: RunSpec) -> Costs | None:
@@ -54,7 +58,7 @@ def run_simulation(config: RunSpec, results_root: Path, progress: Progress = no_
 
 def simulate(spec_path: Path, run_dir: Path) -> tuple[str, str]:
     """(status, reason) of the simulator's process."""
-    command = ["java", "-jar", str(artifacts.SIM_JAR), str(spec_path), str(run_dir)]
+    command = ["java", *JVM_OPTIONS, "-jar", str(artifacts.SIM_JAR), str(spec_path), str(run_dir)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:

@@ -122,6 +122,8 @@ def test_a_killed_component_fails_the_run_with_its_rows_and_a_reason(stack, tmp_
     summary = summary_of(run_dir)
     assert summary["status"] == "failed" and summary["reason"], summary
     assert len(pd.read_csv(run_dir / "latency.csv")) >= 2
+    if component == "kafka":  # not waited out for the dead broker's answers
+        assert "deleting the run's topics: skipped, the Kafka broker had stopped" in summary["teardown_problems"]
     assert run_processes(run_dir) == []
     assert_comes_back(stack)
 

@@ -1,7 +1,7 @@
-"""`klinkctl sweep configs/smoke.yaml` end to end on the real stack (the session's shared one): every planned run completed, indexed, with measured latencies and the agent's per-task totals (default
-and klink alike); a resume then has nothing to do.
-And a sweep of variants with a warm-up run: each variant's settings in its runs' config.yaml, the warm-up run
-kept and indexed but not in cells.csv."""
+"""`klinkctl sweep configs/smoke.yaml` end to end on the real stack (the session's shared one): a warm-up run kept
+and indexed but not in cells.csv, each variant's settings in its runs' config.yaml, every planned run completed with
+measured latencies and the agent's per-task totals (default and klink alike), the measured runs tabled; a resume
+then has nothing to do."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 SMOKE = PROJECT_ROOT / "configs" / "smoke.yaml"
 
 
-def test_the_smoke_sweep_completes_every_run_with_latency_rows(running_stack, tmp_path):
+def test_the_smoke_sweep_completes_every_run_and_tables_the_measured_ones(running_stack, tmp_path):
     cli = running_stack
     results = tmp_path / "results"
 
@@ -29,19 +29,30 @@ def test_the_smoke_sweep_completes_every_run_with_latency_rows(running_stack, tm
     assert (sweep_dir / "sweep.yaml").is_file()
     index = pd.read_csv(sweep_dir / "index.csv", dtype=str, keep_default_na=False)
     assert list(index.columns) == ["index", "run_id", "status", "repetition", "seed", "started_at", "finished_at",
-                                   "wall_s", "reason", "run_dir", "warmup", "policy", "queries", "rate"]
-    assert list(index["policy"]) == ["default", "klink"] and set(index["seed"]) == {"42"}
-    assert set(index["status"]) == {"completed"}, index[["policy", "status", "reason"]].to_string()
-    for row in index.itertuples():
+                                   "wall_s", "reason", "run_dir", "warmup", "variant"]
+    assert list(zip(index["warmup"], index["repetition"], index["variant"])) == [
+        ("true", "0", "default"), ("false", "1", "default"), ("false", "1", "klink-f90")]
+    assert set(index["status"]) == {"completed"}, index[["variant", "status", "reason"]].to_string()
+    bench = {row.variant: yaml.safe_load((sweep_dir / row.run_dir / "config.yaml").read_text())["bench"]
+             for row in index.itertuples() if row.warmup == "false"}
+    assert (bench["default"]["policy"], bench["klink-f90"]["policy"]) == ("default", "klink")
+    assert (bench["default"]["confidence"], bench["klink-f90"]["confidence"]) == (0.95, 0.9)
+    for row in index.itertuples():  # the warm-up run too: kept and complete
         run_dir = sweep_dir / row.run_dir
         summary = json.loads((run_dir / "summary.json").read_text())
         assert summary["status"] == "completed" and summary["run"] == row.run_id
-        latency = pd.read_csv(run_dir / "latency.csv")
-        assert (~latency["warmup"]).sum() >= 2, f"{row.policy}: no measured windows"
-        assert summary["swm_latency_ms"]["count"] >= 2
-        assert_every_task_was_counted(run_dir, {"q00", "q01"})
-    assert (sweep_dir / index["run_dir"][1] / "scheduler.csv").is_file()  # klink ran the runtime scheduler
-    assert f"all 2 runs completed; figures: klinkctl report {sweep_dir}" in swept.stdout
+        if row.warmup == "false":
+            latency = pd.read_csv(run_dir / "latency.csv")
+            assert (~latency["warmup"]).sum() >= 2, f"{row.variant}: no measured windows"
+            assert summary["swm_latency_ms"]["count"] >= 2
+            assert_every_task_was_counted(run_dir, {"q00", "q01"})
+    assert (sweep_dir / index["run_dir"][2] / "scheduler.csv").is_file()  # klink ran the runtime scheduler
+    assert f"all 3 runs completed; figures: klinkctl report {sweep_dir}" in swept.stdout
+
+    cells = pd.read_csv(sweep_dir / "cells.csv")
+    assert list(cells["variant"]) == ["default", "klink-f90"] and list(cells["n"] + cells["n_invalid"]) == [1, 1]
+    assert cells.loc[0, "ratio"] == 1 and cells["taskmanager_cpu_percent"].gt(0).all()
+    assert cells["generator_events_per_s"].between(2 * 2000 * 0.9, 2 * 2000 * 1.1).all()
 
     resumed = cli("sweep", "--resume", str(sweep_dir), timeout=120)
     assert resumed.returncode == 0 and "nothing to run" in resumed.stdout, resumed.stdout + resumed.stderr
@@ -57,39 +68,3 @@ def assert_every_task_was_counted(run_dir, queries: set[str]) -> None:
     windows = tasks[tasks["role"] == "window"]
     assert (windows["records_in"] > 0).all() and (windows["cpu_ns"] > 0).all(), windows.to_string()
     assert read_calibration(run_dir)["window"]["cost_ns_per_record"] > 0
-
-
-VARIANTS = """
-workload: ysb
-name: variants
-repetitions: 1
-warmup-runs: 1
-fixed: {duration: 12s, warmup: 4s, window: 3s, delay: "const:0ms", queries: 2, rate: 2000}
-variants:
-  default: {policy: default}
-  klink-f90: {policy: klink, confidence: 0.9}
-"""
-
-
-def test_a_sweep_of_variants_with_a_warmup_run_keeps_every_run_and_tables_the_measured_ones(running_stack, tmp_path):
-    cli = running_stack
-    sweep_file = tmp_path / "variants.yaml"
-    sweep_file.write_text(VARIANTS)
-
-    swept = cli("sweep", str(sweep_file), "--results", str(tmp_path / "results"), timeout=600)
-    assert swept.returncode == 0, swept.stdout + swept.stderr
-    (sweep_dir,) = (tmp_path / "results").iterdir()
-    index = pd.read_csv(sweep_dir / "index.csv", dtype=str, keep_default_na=False)
-    assert list(zip(index["warmup"], index["repetition"], index["variant"])) == [
-        ("true", "0", "default"), ("false", "1", "default"), ("false", "1", "klink-f90")]
-    assert set(index["status"]) == {"completed"}, index[["variant", "status", "reason"]].to_string()
-    bench = {row.variant: yaml.safe_load((sweep_dir / row.run_dir / "config.yaml").read_text())["bench"]
-             for row in index.itertuples() if row.warmup == "false"}
-    assert (bench["default"]["policy"], bench["klink-f90"]["policy"]) == ("default", "klink")
-    assert (bench["default"]["confidence"], bench["klink-f90"]["confidence"]) == (0.95, 0.9)
-    assert all((sweep_dir / run_dir / "summary.json").is_file() for run_dir in index["run_dir"])  # all kept
-
-    cells = pd.read_csv(sweep_dir / "cells.csv")
-    assert list(cells["variant"]) == ["default", "klink-f90"] and list(cells["n"] + cells["n_invalid"]) == [1, 1]
-    assert cells.loc[0, "ratio"] == 1 and cells["taskmanager_cpu_percent"].gt(0).all()
-    assert cells["generator_events_per_s"].between(2 * 2000 * 0.9, 2 * 2000 * 1.1).all()

@@ -244,7 +244,7 @@ def write_stand_in_capacities(raw: dict, root: Path) -> None:
 
 def test_the_smoke_sweep_fits_in_two_and_a_half_minutes():
     _, runs = sweep_plan.read_sweep_file(PROJECT_ROOT / "configs" / "smoke.yaml")
-    assert {run.config.policy for run in runs} == {"default", "klink"}
+    assert {run.config.policy for run in runs} == {"default", "klink"} and [run.warmup for run in runs].count(True) == 1
     assert sum(run.estimated_s for run in runs) < 150
 
 
