@@ -159,7 +159,7 @@ def print_cells(target: Sweep, console: Console, include_invalid: bool = False) 
 #: Short headers for cells.csv's columns, so the table fits a terminal.
 CELL_HEADERS = {"mean_ms": "mean ms [CI]", "p99_ms": "p99 ms [CI]", "source_records_per_s": "source rec/s",
                 "generator_events_per_s": "gen ev/s", "generator_behind": "gen behind",
-                "taskmanager_cpu_percent": "TM cpu %", "latency_growth": "growth",
+                "taskmanager_cpu_percent": "TM cpu %", "taskmanager_jit_percent": "TM JIT %", "latency_growth": "growth",
                 "mean_error": "error", "max_error": "max error", "within_target": "in target",
                 "sampling_rate": "sampled", "ratio": "mean × [CI]", "n_invalid": "invalid",
                 # per-record latency (klinkctl.results.groups.RECORD_METRICS), in runs that measure it

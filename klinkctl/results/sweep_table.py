@@ -23,13 +23,14 @@ from klinkctl.files import write_atomically
 from klinkctl.results import groups, stats
 from klinkctl.results.runset import Run, RunSet, load_runset
 from klinkctl.results.tables import generation_end_ms, measured_rows, read_table
+from klinkctl.run.jit import PREFIX as JIT_PREFIX
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
 BASELINE_KEYS = ("variant", "policy", "sampler")
 VARIANT = "variant"
 CELLS_FILE = "cells.csv"
 LOAD = ("generator_events_per_s", "source_records_per_s", "surge_read_events_per_s", "generator_behind",
-        "taskmanager_cpu_percent", "latency_growth")
+        "taskmanager_cpu_percent", "taskmanager_jit_percent", "latency_growth")
 ACCURACY = {"mean_error": "mean_error", "max_error": "max_error", "within_target": "within_target_fraction",
             "sampling_rate": "mean_sampling_rate"}
 OTHER_METRICS = (*LOAD, *ACCURACY)
@@ -54,6 +55,7 @@ def _run_row(run: Run) -> dict[str, Any]:
             "surge_read_events_per_s": (throughput.get("during_surge") or {}).get("read_events_per_s"),
             "generator_behind": (summary.get("generator") or {}).get("behind_fraction"),
             "taskmanager_cpu_percent": taskmanager_cpu_percent(run.run_dir),
+            "taskmanager_jit_percent": taskmanager_cpu_percent(run.run_dir, JIT_PREFIX),
             "latency_growth": latency_growth(run),
             **{column: accuracy.get(key) for column, key in ACCURACY.items()}}
 
@@ -63,12 +65,13 @@ def run_rows(runset: RunSet) -> pd.DataFrame:
     return pd.DataFrame([_run_row(run) for run in runset.runs + runset.invalid_runs])
 
 
-def taskmanager_cpu_percent(run_dir) -> float:
-    """Median over the run's resources.csv samples of the TaskManagers' CPU (% of one core, summed)."""
+def taskmanager_cpu_percent(run_dir, prefix: str = "") -> float:
+    """Median over the run's resources.csv samples of the TaskManagers' CPU (% of one core, summed); with
+    prefix JIT_PREFIX, of their JIT compiler threads' CPU (a part of it)."""
     resources = read_table(run_dir / "resources.csv")
     if resources.empty:
         return np.nan
-    taskmanagers = resources[resources["component"].astype(str).str.startswith("taskmanager")]
+    taskmanagers = resources[resources["component"].astype(str).str.startswith(prefix + "taskmanager")]
     return float(taskmanagers.groupby("time")["cpu_percent"].sum().median()) if len(taskmanagers) else np.nan
 
 

@@ -6,7 +6,8 @@ every row collected so far.
   result -> results.csv, substream -> sampling.csv; records -> record-latency.csv, the per-record latency
   histograms of workloads that publish them, created at the first such row).
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
-  CPU/RSS of every stack process and the generator from /proc via psutil (resources.csv); TaskManagers this
+  CPU/RSS of every stack process and the generator from /proc via psutil, and the CPU of each TaskManager's JIT
+  compiler threads (component `jit:<taskmanager>`, klinkctl.run.jit) (resources.csv); TaskManagers this
   machine has no process of (an attached cluster) from Flink's REST metrics instead (RestTaskManagers).
 """
 
@@ -24,7 +25,7 @@ import psutil
 from confluent_kafka import Consumer
 
 from klinkctl.errors import one_line
-from klinkctl.run import container_stats
+from klinkctl.run import container_stats, jit
 from klinkctl.stack import flink
 from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
 from klinkctl.stack.processes import taskmanagers_of
@@ -251,6 +252,9 @@ class ResourceSampler(RecordingThread):
                           if psutil.pid_exists(pid) and not (self.containers and name in self.containers.components)}
         for process in self.processes.values():
             process.cpu_percent(None)  # the first call only starts the measurement
+        self.compilers = jit.CompilerCpu({name: process.pid for name, process in self.processes.items()
+                                          if name in taskmanagers_of(processes)})
+        self._last_sample_s = time.monotonic()
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
         self.resources = CsvTable(run_dir / "resources.csv", RESOURCE_COLUMNS)
         # no TaskManager process here (an attached cluster): its TaskManagers come from Flink's REST metrics
@@ -282,6 +286,9 @@ class ResourceSampler(RecordingThread):
                 continue
             self.resources.write({**self.labels, "time": now, "component": name, "pid": process.pid,
                                   "cpu_percent": cpu, "rss_bytes": rss, "source": PROCFS})
+        wall_s, self._last_sample_s = time.monotonic() - self._last_sample_s, time.monotonic()
+        for row in self.compilers.rows(now, wall_s):
+            self.resources.write({**self.labels, **row, "source": PROCFS})
         for row in self.containers.rows(now) if self.containers else []:
             self.resources.write({**self.labels, **row})
         if self.rest_taskmanagers is not None:

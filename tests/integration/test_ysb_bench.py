@@ -88,7 +88,10 @@ def test_a_run_writes_every_table_and_a_resolved_config(running_stack, tmp_path)
     throughput = pd.read_csv(run_dir / "throughput.csv")
     assert {"q00", "q01"} <= set(throughput["query"])
     resources = pd.read_csv(run_dir / "resources.csv")
-    assert {"kafka", "jobmanager", "taskmanager-1", "generator"} <= set(resources["component"])
+    assert {"kafka", "jobmanager", "taskmanager-1", "jit:taskmanager-1", "generator"} <= set(resources["component"])
+    compiling, running = (resources[resources["component"] == name]["cpu_percent"] for name in
+                          ("jit:taskmanager-1", "taskmanager-1"))
+    assert (compiling >= 0).all() and compiling.sum() <= running.sum() * 1.05  # a part of the TaskManager's CPU
     config = (run_dir / "config.yaml").read_text()
     assert "seed: 7" in config and "git_commit:" in config and f"flink: {FLINK_VERSION}" in config
     assert summary["status"] == "completed" and summary["generator"]["events_sent"] == 2 * 500 * 8

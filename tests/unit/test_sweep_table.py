@@ -13,7 +13,8 @@ from klinkctl.paths import PROJECT_ROOT
 from klinkctl.results.groups import ratio_interval
 from klinkctl.results.runset import load_runset
 from klinkctl.results.stats import t_interval
-from klinkctl.results.sweep_table import baseline, cell_table, cells_note_lines
+from klinkctl.results.sweep_table import baseline, cell_table, cells_note_lines, taskmanager_cpu_percent
+from klinkctl.run.jit import PREFIX as JIT_PREFIX
 
 SWEEP = Path(__file__).parents[1] / "fixtures" / "report-sweep"
 KLINK, FCFS = "klink[C=2]", "fcfs[C=2]"
@@ -135,6 +136,16 @@ def test_cells_show_the_generator_and_taskmanager_load_of_their_runs():
         cpu.append(resources[resources["component"].str.startswith("taskmanager")]["cpu_percent"].median())
     assert cell["taskmanager_cpu_percent"] == pytest.approx(np.mean(cpu))
     assert 0 < cell["taskmanager_cpu_percent"] <= 100 * 2
+    assert np.isnan(cell.get("taskmanager_jit_percent", np.nan))  # runs recorded before the JIT's rows: no column
+
+
+def test_the_jit_compilers_cpu_is_its_own_column_and_not_counted_twice(tmp_path):
+    rows = [{"time": t, "component": component, "cpu_percent": cpu} for t in (1000, 2000)
+            for component, cpu in (("taskmanager-1", 30.0), ("jit:taskmanager-1", 12.0), ("taskmanager-2", 20.0),
+                                   ("jit:taskmanager-2", 4.0), ("generator", 50.0))]
+    pd.DataFrame(rows).to_csv(tmp_path / "resources.csv", index=False)
+    assert taskmanager_cpu_percent(tmp_path) == 50.0
+    assert taskmanager_cpu_percent(tmp_path, JIT_PREFIX) == 16.0
 
 
 def test_the_baseline_is_the_first_variant_before_any_policy():
