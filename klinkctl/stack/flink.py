@@ -20,7 +20,7 @@ from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
 from klinkctl.cpus import cpu_quota_group, cpu_quota_subgroup, in_group, pinned, release_cpu_quota_group
 from klinkctl.stack.processes import ManagedProcess, Spawn, spawn
-from klinkctl.stack.spec import GC_FLAGS, StackSpec, taskmanager_name
+from klinkctl.stack.spec import GC_FLAGS, JIT_FLAGS, StackSpec, taskmanager_name
 
 
 def flink_home() -> Path:
@@ -93,7 +93,7 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "env.java.opts.all": f"{shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
         "env.java.opts.taskmanager": " ".join([
             f"-javaagent:{installed_agent_jar(spec)}={agent_args(spec, agent_status_dir(spec))}",
-            GC_FLAGS[spec.taskmanager_gc], *_PRIORITY_OPTS]),
+            GC_FLAGS[spec.taskmanager_gc], *JIT_FLAGS[spec.taskmanager_jit], *_PRIORITY_OPTS]),
         "python.executable": sys.executable,
         "python.client.executable": sys.executable,
     }

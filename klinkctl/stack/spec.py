@@ -41,6 +41,8 @@ MIN_QUOTA = 1000 / QUOTA_PERIOD_US
 #: --tm-gc: the HotSpot flag of each collector.
 GC_FLAGS = {"g1": "-XX:+UseG1GC", "serial": "-XX:+UseSerialGC", "parallel": "-XX:+UseParallelGC",
             "z": "-XX:+UseZGC"}
+#: --tm-jit: HotSpot's flags of each compilation mode (tiered: the JVM's own, C1 then C2 for hot code).
+JIT_FLAGS = {"tiered": (), "c1": ("-XX:TieredStopAtLevel=1",)}
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,11 @@ class StackSpec(Section):
                                  "on one core HotSpot then picks serial, whose pauses stop every task and the "
                                  "scheduler (docs/scheduler.md, \"Garbage collector\").", choices=tuple(GC_FLAGS),
                                  cli="tm-gc")
+    taskmanager_jit: str = option("tiered", "The TaskManagers' JIT compilers. tiered is the JVM's own (C1, then C2 "
+                                  "for hot code); c1 stops at C1: cheaper to compile, slower code. On a TaskManager "
+                                  "held to a fraction of a core, tiered compilation takes a large share of it for "
+                                  "many minutes after the stack starts (docs/capacity.md, \"Why a fresh stack is "
+                                  "slow\").", choices=tuple(JIT_FLAGS), cli="tm-jit")
     adaptive_partitioner: bool = option(False, "Flink 2.3's adaptive partitioner: rebalance and rescale exchanges "
                                         "send each record to the least backlogged of the next 4 downstream "
                                         "channels instead of round robin "

@@ -76,7 +76,8 @@ SAMPLE_VALUES = {"taskmanagers": 1, "slots": 4, "jobmanager_memory": "1024m", "t
                  "kafka_heap": "512m", "taskmanager_cpus": "0", "taskmanager_cpu_quota": 0.5,
                  "taskmanager_quotas": "1=0.5", "taskmanager_interference": "1=0.5",
                  "adaptive_partitioner": True, "kafka_port": 9092, "kafka_controller_port": 9093,
-                 "jobmanager_rpc_port": 6123, "rest_port": 8081, "taskmanager_gc": "serial", "base_image": "debian:12",
+                 "jobmanager_rpc_port": 6123, "rest_port": 8081, "taskmanager_gc": "serial", "taskmanager_jit": "c1",
+                 "base_image": "debian:12",
                  "debian_mirror": "http://deb.debian.org/debian"}
 
 

@@ -58,6 +58,14 @@ def test_taskmanagers_run_flinks_own_collector_unless_told_otherwise(gc, flag):
     assert flag in options and sum(o.startswith("-XX:+Use") and o.endswith("GC") for o in options) == 1
 
 
+@pytest.mark.parametrize("jit, flags", [("tiered", set()), ("c1", {"-XX:TieredStopAtLevel=1"})])
+def test_taskmanagers_compile_as_the_jvm_does_unless_told_otherwise(jit, flags):
+    assert StackSpec(state_dir=SPEC.state_dir).taskmanager_jit == "tiered"
+    options = flink.cluster_config(SPEC.model_copy(update={"taskmanager_jit": jit}), ARTIFACTS,
+                                   flink.flink_home())["env.java.opts.taskmanager"].split()
+    assert {o for o in options if "Tiered" in o} == flags
+
+
 def test_as_root_taskmanagers_apply_java_priority_2_as_nice_19_and_every_other_as_nice_0(monkeypatch):
     monkeypatch.setattr(flink, "_PRIORITY_OPTS", flink.priority_opts(can_renice=True))
     options = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())["env.java.opts.taskmanager"].split()
