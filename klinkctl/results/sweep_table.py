@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as scipy_stats
 
 from klinkctl.files import write_atomically
 from klinkctl.results import groups, stats
@@ -134,8 +135,31 @@ def cells_note_lines(runset: RunSet, cells: pd.DataFrame) -> list[str]:
     runs = run_rows(runset)
     labelled = cells.assign(**{groups.LABEL: groups.group_labels(cells, [k for k in cells.columns
                                                                           if k in runset.varying], False)})
-    return list(filter(None, [groups.invalid_line(runs, runset.include_invalid)])) + \
+    return list(filter(None, [groups.invalid_line(runs, runset.include_invalid),
+                              warming_up_line(runs, [k for k in cells.columns if k in runset.varying])])) + \
         groups.sample_size_notes(labelled)
+
+
+#: A trend between repetition and source rate this unlikely under no trend is reported (Kendall's tau test).
+DRIFT_P = 0.01
+
+
+def warming_up_line(runs: pd.DataFrame, keys: list[str]) -> str | None:
+    """A note when later repetitions read systematically more (or less) than earlier ones of the same cell:
+    Kendall's tau between the repetition and each valid run's source rate relative to its cell's mean. A fresh
+    stack warms up over many runs (docs/capacity.md), and rotation spreads that drift over every variant only
+    as noise: the CIs widen, and a cell's mean depends on when its runs came."""
+    valid = runs[runs["valid"] & runs[groups.REPETITION].notna()].dropna(subset=["source_records_per_s"])
+    if len(valid) < 6 or not keys:
+        return None
+    relative = valid["source_records_per_s"] / valid.groupby(keys, dropna=False)["source_records_per_s"].transform("mean")
+    tau, p = scipy_stats.kendalltau(valid[groups.REPETITION].astype(float), relative)
+    if not np.isfinite(p) or p >= DRIFT_P:
+        return None
+    return (f"later repetitions read {'more' if tau > 0 else 'less'} than earlier ones (Kendall tau {tau:+.2f} "
+            f"between repetition and source rate relative to the cell's mean, p = {p:.1g}, {len(valid)} runs): "
+            "the stack drifted during the sweep (a fresh stack warms up for many runs: docs/capacity.md); "
+            "add warm-up runs or check resources.csv (jit:taskmanager-N rows)")
 
 
 def write_cells(directory: Path, grid: dict[str, list[Any]],

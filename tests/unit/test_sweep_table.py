@@ -13,7 +13,8 @@ from klinkctl.paths import PROJECT_ROOT
 from klinkctl.results.groups import ratio_interval
 from klinkctl.results.runset import load_runset
 from klinkctl.results.stats import t_interval
-from klinkctl.results.sweep_table import baseline, cell_table, cells_note_lines, taskmanager_cpu_percent
+from klinkctl.results.sweep_table import (baseline, cell_table, cells_note_lines, taskmanager_cpu_percent,
+                                          warming_up_line)
 from klinkctl.run.jit import PREFIX as JIT_PREFIX
 
 SWEEP = Path(__file__).parents[1] / "fixtures" / "report-sweep"
@@ -177,3 +178,21 @@ def test_a_surge_sweeps_cells_show_what_the_sources_read_during_the_surge_and_a_
                 if run.params["variant"] == variant]
         assert len(read) == 5 and cells.loc[variant, "surge_read_events_per_s"] == pytest.approx(np.mean(read))
     assert "surge_read_events_per_s" not in cell_table(load_runset(SWEEP), ("policy", "default"))
+
+
+def drifting_runs(trend: float) -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    rows = [{"variant": variant, "repetition": repetition, "valid": True,
+             "source_records_per_s": base * (1 + trend * repetition) * rng.normal(1, 0.02)}
+            for repetition in range(1, 6) for variant, base in (("none", 20_000), ("adcom", 30_000))]
+    return pd.DataFrame(rows)
+
+
+def test_a_stack_that_kept_warming_up_during_the_sweep_is_named_under_the_table():
+    line = warming_up_line(drifting_runs(0.3), ["variant"])
+    assert line.startswith("later repetitions read more than earlier ones (Kendall tau +")
+
+
+def test_runs_without_a_trend_over_the_repetitions_get_no_drift_note():
+    assert warming_up_line(drifting_runs(0.0), ["variant"]) is None
+    assert warming_up_line(drifting_runs(0.3).head(4), ["variant"]) is None  # too few runs to say
