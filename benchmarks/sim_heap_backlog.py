@@ -8,7 +8,10 @@ The heap per second is rebuilt from throughput.csv: base + (records the sources 
 In credit mode the queued records are off-heap (the heap stays at its base). Unlike the simulator's own
 memory_used (scheduler.csv, Klink's runs only), it is not capped at 1.
 
-    .venv/bin/python benchmarks/sim_heap_backlog.py docs/data/sim-fig6a-heap-backlog-<time> [more sweep dirs]
+    .venv/bin/python benchmarks/sim_heap_backlog.py results/sim-fig6a-heap-backlog-<time> [more sweep dirs]
+
+It needs the runs' throughput.csv, which `klinkctl archive` leaves out: the archived sweeps in docs/data hold this
+script's output as heap-backlog.txt.
 """
 
 from __future__ import annotations
