@@ -43,7 +43,8 @@ NYT_CELLS = 100
 def task(role: str, kind: str, costs: Costs, config: RunSpec, outputs: list[tuple[str, float]] | None = None,
          window_ms: int = 0, slide_ms: int = 0, offset_ms: int = 0, keys: int = 0, metrics: bool = False) -> dict:
     """One task of the Java spec (io.klink.sim.SimSpec.Task)."""
-    return {"role": role, "kind": kind, "costNsPerRecord": costs[role]["cost_ns_per_record"] * config.cost_scale,
+    scale = config.cost_scale * (config.window_cost_scale if kind == "window" else 1.0)
+    return {"role": role, "kind": kind, "costNsPerRecord": costs[role]["cost_ns_per_record"] * scale,
             "fireCostNsPerKey": float(config.fire_cost_ns), "windowMs": window_ms, "slideMs": slide_ms,
             "offsetMs": offset_ms, "keys": keys, "metrics": metrics,
             "outputs": [{"to": to, "selectivity": sel} for to, sel in outputs or []]}

@@ -41,6 +41,11 @@ class SimOptions(Section):
                                      "defaults.")
     cost_scale: float = option(1.0, "(simulate) Multiplies every task's per-record cost (e.g. to model a slower "
                                     "machine).", gt=0)
+    window_cost_scale: float = option(1.0, "(simulate) Multiplies the window tasks' per-record cost on top of "
+                                           "--cost-scale (sources and other tasks keep theirs): > 1 models a window "
+                                           "that costs more than its input, so that with heap queues records queue "
+                                           "between tasks (docs/simulator.md, \"A window that costs more than its "
+                                           "source\").", gt=0)
     fire_cost_ns: int = option(1000, "(simulate) CPU per result key a window firing costs (window, output and sink "
                                      "operators), ns.", ge=0)
     switch_cost_ns: int = option(0, "(simulate) CPU to resume one paused task, ns (0: pausing is free).", ge=0)

@@ -47,6 +47,22 @@ def test_a_calibration_replaces_the_costs_of_the_roles_it_has():
     assert source["costNsPerRecord"] == 2 * 1670.0 and source["outputs"][0]["to"] == "window"
 
 
+def test_window_cost_scale_multiplies_only_the_windows_cost():
+    config, spec = spec_of(cost_scale=2.0, window_cost_scale=11)
+    source, window = query_tasks(config)
+    assert source["costNsPerRecord"] == 2 * 1670.0 and window["costNsPerRecord"] == 2 * 11 * 900.0
+    assert spec["queries"][0]["tasks"][1]["costNsPerRecord"] == window["costNsPerRecord"]
+    _, default = spec_of()
+    assert [t["costNsPerRecord"] for t in default["queries"][0]["tasks"]] == [1670.0, 900.0]
+
+
+@pytest.mark.parametrize("value", [0, -1, "fast", True])
+def test_a_bad_window_cost_scale_is_one_line(value):
+    with pytest.raises(KlinkError, match="window-cost-scale") as error:
+        build({"workload": "ysb", "window_ms": 3000, "window_cost_scale": value})
+    assert "\n" not in str(error.value)
+
+
 @pytest.mark.parametrize("values, complaint", [
     ({"workload": "kmeans"}, "simulate models the ysb, nyt, lrb workloads"),
     ({"policy": "os-priority"}, "os-priority"),
