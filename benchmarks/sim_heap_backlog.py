@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from klinkctl.results.groups import paired_ratio_interval
+from klinkctl.sim.spec import BASE_HEAP_FRACTION as BASE_HEAP
 
 #: The settings a cell is told apart by, besides the variant, when a sweep's grid has them.
 AXES = ("queries", "queues", "heap-mb", "window-cost-scale", "cost-scale")
-BASE_HEAP = 0.2  # klinkctl.sim.spec.BASE_HEAP_FRACTION
 MIB = 1 << 20
 
 

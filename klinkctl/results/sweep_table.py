@@ -55,8 +55,7 @@ def _run_row(run: Run) -> dict[str, Any]:
             "source_records_per_s": throughput.get("flink_source_records_per_s"),
             "surge_read_events_per_s": (throughput.get("during_surge") or {}).get("read_events_per_s"),
             "generator_behind": (summary.get("generator") or {}).get("behind_fraction"),
-            "taskmanager_cpu_percent": taskmanager_cpu_percent(run.run_dir),
-            "taskmanager_jit_percent": taskmanager_cpu_percent(run.run_dir, JIT_PREFIX),
+            **taskmanager_load(run.run_dir),
             "latency_growth": latency_growth(run),
             **{column: accuracy.get(key) for column, key in ACCURACY.items()}}
 
@@ -66,10 +65,20 @@ def run_rows(runset: RunSet) -> pd.DataFrame:
     return pd.DataFrame([_run_row(run) for run in runset.runs + runset.invalid_runs])
 
 
+def taskmanager_load(run_dir) -> dict[str, float]:
+    """The run's TaskManager CPU and JIT columns, from one read of its resources.csv."""
+    resources = read_table(run_dir / "resources.csv")
+    return {"taskmanager_cpu_percent": _median_cpu(resources, ""),
+            "taskmanager_jit_percent": _median_cpu(resources, JIT_PREFIX)}
+
+
 def taskmanager_cpu_percent(run_dir, prefix: str = "") -> float:
     """Median over the run's resources.csv samples of the TaskManagers' CPU (% of one core, summed); with
     prefix JIT_PREFIX, of their JIT compiler threads' CPU (a part of it)."""
-    resources = read_table(run_dir / "resources.csv")
+    return _median_cpu(read_table(run_dir / "resources.csv"), prefix)
+
+
+def _median_cpu(resources: pd.DataFrame, prefix: str) -> float:
     if resources.empty:
         return np.nan
     taskmanagers = resources[resources["component"].astype(str).str.startswith(prefix + "taskmanager")]

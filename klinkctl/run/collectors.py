@@ -252,8 +252,8 @@ class ResourceSampler(RecordingThread):
                           if psutil.pid_exists(pid) and not (self.containers and name in self.containers.components)}
         for process in self.processes.values():
             process.cpu_percent(None)  # the first call only starts the measurement
-        self.compilers = jit.CompilerCpu({name: process.pid for name, process in self.processes.items()
-                                          if name in taskmanagers_of(processes)})
+        self.compilers = jit.CompilerCpu({name: pid for name, pid in taskmanagers_of(processes).items()
+                                          if name in self.processes})
         self._last_sample_s = time.monotonic()
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
         self.resources = CsvTable(run_dir / "resources.csv", RESOURCE_COLUMNS)
