@@ -115,6 +115,28 @@ def quota_settings(version: str, quota_us: int | None) -> dict[str, str]:
     return {"cpu.cfs_period_us": f"{QUOTA_PERIOD_US}\n", "cpu.cfs_quota_us": f"{quota}\n"}
 
 
+def check_threads_movable(delegated: Path | None, option: str) -> None:
+    """Single threads of a process can be put in a group of their own only on cgroup v1 (v2's threaded groups
+    stay inside their process's domain, and so inside its quota)."""
+    parent = delegated or root_parent()
+    if (parent / "cgroup.controllers").is_file():
+        raise KlinkError(f"{option} needs cgroup v1 (this machine's {parent} is v2, where a process's threads "
+                         f"share its CPU quota); leave it out")
+
+
+def move_threads(thread_ids: Iterable[int], procs: Path) -> int:
+    """Moves single threads into the (cgroup v1) group whose `cgroup.procs` is given; returns how many moved
+    (a thread that ended meanwhile is skipped). Threads they start later start there too."""
+    moved = 0
+    for thread_id in thread_ids:
+        try:
+            (procs.parent / "tasks").write_text(f"{thread_id}\n")
+            moved += 1
+        except ProcessLookupError:
+            pass
+    return moved
+
+
 def check_delegated(delegated: Path, name: str) -> None:
     """Before anything starts: `delegated` is a cpu cgroup in which this user can make and enter group `name`."""
     version = quota_version(delegated, "--tm-cgroup", delegated=True)

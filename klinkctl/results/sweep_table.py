@@ -24,7 +24,7 @@ from klinkctl.files import write_atomically
 from klinkctl.results import groups, stats
 from klinkctl.results.runset import Run, RunSet, load_runset
 from klinkctl.results.tables import generation_end_ms, measured_rows, read_table
-from klinkctl.run.jit import PREFIX as JIT_PREFIX
+from klinkctl.jit import PREFIX as JIT_PREFIX
 
 #: Grid keys whose first listed value is the baseline of the ratios, by preference.
 BASELINE_KEYS = ("variant", "policy", "sampler")

@@ -7,7 +7,7 @@ every row collected so far.
   histograms of workloads that publish them, created at the first such row).
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
   CPU/RSS of every stack process and the generator from /proc via psutil, and the CPU of each TaskManager's JIT
-  compiler threads (component `jit:<taskmanager>`, klinkctl.run.jit) (resources.csv); TaskManagers this
+  compiler threads (component `jit:<taskmanager>`, klinkctl.jit) (resources.csv); TaskManagers this
   machine has no process of (an attached cluster) from Flink's REST metrics instead (RestTaskManagers).
 """
 
@@ -24,8 +24,9 @@ from typing import IO
 import psutil
 from confluent_kafka import Consumer
 
+from klinkctl import jit
 from klinkctl.errors import one_line
-from klinkctl.run import container_stats, jit
+from klinkctl.run import container_stats
 from klinkctl.stack import flink
 from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
 from klinkctl.stack.processes import taskmanagers_of

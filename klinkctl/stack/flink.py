@@ -18,7 +18,9 @@ import yaml
 from klinkctl import artifacts as java_artifacts, privileges
 from klinkctl.artifacts import Artifacts
 from klinkctl.errors import KlinkError
-from klinkctl.cpus import cpu_quota_group, cpu_quota_subgroup, in_group, pinned, release_cpu_quota_group
+from klinkctl.cpus import (cpu_quota_group, cpu_quota_subgroup, in_group, move_threads, pinned,
+                          release_cpu_quota_group)
+from klinkctl.jit import compiler_threads_cpu_s
 from klinkctl.stack.processes import ManagedProcess, Spawn, spawn
 from klinkctl.stack.spec import GC_FLAGS, JIT_FLAGS, StackSpec, taskmanager_name
 
@@ -93,7 +95,8 @@ def cluster_config(spec: StackSpec, artifacts: Artifacts, home: Path) -> dict[st
         "env.java.opts.all": f"{shipped_java_opts(home)} -Djava.io.tmpdir={tmp}".strip(),
         "env.java.opts.taskmanager": " ".join([
             f"-javaagent:{installed_agent_jar(spec)}={agent_args(spec, agent_status_dir(spec))}",
-            GC_FLAGS[spec.taskmanager_gc], *JIT_FLAGS[spec.taskmanager_jit], *_PRIORITY_OPTS]),
+            GC_FLAGS[spec.taskmanager_gc], *JIT_FLAGS[spec.taskmanager_jit], *_jit_thread_opts(spec),
+            *_PRIORITY_OPTS]),
         "python.executable": sys.executable,
         "python.client.executable": sys.executable,
     }
@@ -219,9 +222,30 @@ def taskmanager_group(spec: StackSpec, index: int) -> Path | None:
                               spec.delegated_cgroup)
 
 
+def _jit_thread_opts(spec: StackSpec) -> list[str]:
+    """--tm-jit-cpu outside-quota: every compiler thread exists from the JVM's start, instead of HotSpot adding
+    and ending them as its queue changes, so that all of them are moved out of the quota once."""
+    return ["-XX:-UseDynamicNumberOfCompilerThreads"] if spec.taskmanager_jit_cpu == "outside-quota" else []
+
+
+def free_compiler_threads(spec: StackSpec, taskmanager_pids: list[int]) -> int:
+    """--tm-jit-cpu outside-quota: moves the TaskManagers' JIT compiler threads into a group beside their quota
+    group, without a cap of its own (their cores stay the --tm-cpus ones: a thread keeps its affinity). Returns
+    how many moved; a KlinkError if none could be found."""
+    procs = cpu_quota_group(spec.jit_cgroup, None, "--tm-jit-cpu", spec.delegated_cgroup)
+    moved = sum(move_threads(compiler_threads_cpu_s(pid) or {}, procs) for pid in taskmanager_pids)
+    if not moved:
+        raise KlinkError("--tm-jit-cpu outside-quota found no JIT compiler threads in the TaskManagers "
+                         "(a JVM started with -Xint?); leave the option out")
+    return moved
+
+
 def release_taskmanager_groups(spec: StackSpec) -> None:
-    """Removes the groups taskmanager_group made (once their processes are gone), and no others."""
+    """Removes the groups taskmanager_group and free_compiler_threads made (once their processes are gone), and
+    no others."""
     release_cpu_quota_group(spec.taskmanager_cgroup, spec.delegated_cgroup, spec.taskmanager_subgroups)
+    if spec.taskmanager_jit_cpu == "outside-quota":
+        release_cpu_quota_group(spec.jit_cgroup, spec.delegated_cgroup)
 
 
 def component_log(spec: StackSpec, component: str) -> Path:

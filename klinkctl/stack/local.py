@@ -145,6 +145,9 @@ class LocalBackend(StackBackend):
         _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers,
               everything, taskmanager_ready_timeout_s(spec), progress,
               f"waiting for {spec.taskmanagers} TaskManager(s) to register")
+        if spec.taskmanager_jit_cpu == "outside-quota":
+            moved = flink.free_compiler_threads(spec, [tm.pid for tm in taskmanagers])
+            progress(f"moved {moved} JIT compiler thread(s) out of the TaskManagers' CPU quota (--tm-jit-cpu)")
         if spec.hog_of:  # once Flink is up, so that they do not slow its start
             hogs = [launch(hog) for hog in interference.start_hogs(spec)]
             _wait(spec, hogs[0].name, lambda: time.time() - max(h.create_time for h in hogs) > HOG_SETTLE_S,

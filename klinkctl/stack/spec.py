@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from klinkctl.cpus import QUOTA_PERIOD_US, check_delegated, parse_cpu_list
+from klinkctl.cpus import QUOTA_PERIOD_US, check_delegated, check_threads_movable, parse_cpu_list
 from klinkctl.errors import KlinkError
 from klinkctl.options import Section, declared, one_line, option
 
@@ -43,6 +43,8 @@ GC_FLAGS = {"g1": "-XX:+UseG1GC", "serial": "-XX:+UseSerialGC", "parallel": "-XX
             "z": "-XX:+UseZGC"}
 #: --tm-jit: HotSpot's flags of each compilation mode (tiered: the JVM's own, C1 then C2 for hot code).
 JIT_FLAGS = {"tiered": (), "c1": ("-XX:TieredStopAtLevel=1",)}
+#: --tm-jit-cpu: where the TaskManagers' JIT compiler threads take their CPU time from.
+JIT_CPU = ("in-quota", "outside-quota")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,14 @@ class StackSpec(Section):
                                   "held to a fraction of a core, tiered compilation takes a large share of it for "
                                   "many minutes after the stack starts (docs/capacity.md, \"Why a fresh stack is "
                                   "slow\").", choices=tuple(JIT_FLAGS), cli="tm-jit")
+    taskmanager_jit_cpu: str = option("in-quota", "Where the TaskManagers' JIT compiler threads take their CPU "
+                                      "from. in-quota: the --tm-cpu-quota/--tm-quota share, like every other "
+                                      "thread; outside-quota: a cgroup of their own without a cap, on the same "
+                                      "--tm-cpus cores, so that compiling after the start does not eat the tasks' "
+                                      "share and a capped stack reaches its steady speed in minutes instead of "
+                                      "tens of minutes (docs/capacity.md, \"Why a fresh stack is slow\"). Needs "
+                                      "a quota and cgroup v1 (v2 keeps a process's threads in one group).",
+                                      choices=JIT_CPU, cli="tm-jit-cpu")
     adaptive_partitioner: bool = option(False, "Flink 2.3's adaptive partitioner: rebalance and rescale exchanges "
                                         "send each record to the least backlogged of the next 4 downstream "
                                         "channels instead of round robin "
@@ -154,6 +164,9 @@ class StackSpec(Section):
         if self.taskmanager_cgroup_parent and not (self.taskmanager_cpu_quota or self.taskmanager_quotas):
             raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
                              "give one of them too")
+        if self.taskmanager_jit_cpu == "outside-quota" and not (self.taskmanager_cpu_quota or self.taskmanager_quotas):
+            raise KlinkError("--tm-jit-cpu outside-quota takes the JIT compiler out of the TaskManagers' CPU quota; "
+                             "give --tm-cpu-quota or --tm-quota too")
         self._check_per_taskmanager()
         self._check_remote_endpoints()
         if self.adaptive_partitioner and (release := flink_release()) < ADAPTIVE_PARTITIONER_SINCE:
@@ -212,12 +225,19 @@ class StackSpec(Section):
                 raise KlinkError(_quota_range(index, cores))
         if self.delegated_cgroup:
             check_delegated(self.delegated_cgroup, self.taskmanager_cgroup)
+        if self.taskmanager_jit_cpu == "outside-quota":
+            check_threads_movable(self.delegated_cgroup, "--tm-jit-cpu outside-quota")
         self.exposure()  # an address that does not resolve is refused here, before anything starts
 
     @property
     def taskmanager_cgroup(self) -> str:
         """The cgroup that caps the TaskManagers' CPU time (--tm-cpu-quota), one per state dir."""
         return "klink-" + hashlib.sha1(str(self.state_dir).encode()).hexdigest()[:10] + "-taskmanagers"
+
+    @property
+    def jit_cgroup(self) -> str:
+        """The uncapped group of the TaskManagers' JIT compiler threads (--tm-jit-cpu outside-quota)."""
+        return self.taskmanager_cgroup + "-jit"
 
     @property
     def quota_of(self) -> dict[int, float]:

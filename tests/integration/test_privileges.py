@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from klinkctl import jit
 from klinkctl.netem import control
 from klinkctl.netem.links import on_host
 
@@ -248,14 +249,20 @@ def test_up_starts_the_taskmanager_in_a_group_inside_the_named_cgroup_and_down_r
     this machine's JDK, Python and jar cache sit in root's home)."""
     cli = klinkctl_factory()
     started = cli.up("--tm-cpu-quota", "0.5", "--tm-cgroup", str(lab_cgroup), "--tm-memory", "1024m",
-                     "--jm-memory", "768m")
+                     "--jm-memory", "768m", "--tm-jit-cpu", "outside-quota")
     assert started.returncode == 0, started.stderr
     record = json.loads((cli.state_dir / "stack.json").read_text())
     assert record["spec"]["taskmanager_cgroup_parent"] == str(lab_cgroup)  # what `down` releases
-    [group] = [child for child in lab_cgroup.iterdir() if child.is_dir()]
+    group, jit_group = sorted(child for child in lab_cgroup.iterdir() if child.is_dir())
+    assert jit_group.name == group.name + "-jit"
     taskmanager = next(c["pid"] for c in record["components"] if c["name"] == "taskmanager-1")
     assert in_group(group / "cgroup.procs", taskmanager)
     assert (group / "cpu.cfs_quota_us").read_text() == "5000\n"
+    # --tm-jit-cpu outside-quota: the compiler threads, and only they, in the uncapped group beside the quota's
+    compilers = set(map(str, jit.compiler_threads_cpu_s(taskmanager)))
+    assert compilers and set((jit_group / "tasks").read_text().split()) == compilers
+    assert compilers.isdisjoint((group / "tasks").read_text().split())
+    assert (jit_group / "cpu.cfs_quota_us").read_text() == "-1\n"
     stopped = cli("down")
     assert stopped.returncode == 0, stopped.stderr
-    assert not group.exists() and lab_cgroup.is_dir()
+    assert not group.exists() and not jit_group.exists() and lab_cgroup.is_dir()

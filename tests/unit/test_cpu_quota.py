@@ -55,6 +55,31 @@ def test_a_quota_beyond_the_machine_is_refused(tmp_path):
     assert StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5).taskmanager_cgroup.startswith("klink-")
 
 
+def test_the_jit_leaves_the_quota_only_where_there_is_one_and_only_on_cgroup_v1(tmp_path, monkeypatch):
+    with pytest.raises(KlinkError, match="^--tm-jit-cpu outside-quota .*give --tm-cpu-quota or --tm-quota too$"):
+        StackSpec(state_dir=tmp_path, taskmanager_jit_cpu="outside-quota")
+    monkeypatch.setattr(cpus, "CGROUP_ROOT", tmp_path)
+    (tmp_path / "cgroup.controllers").write_text("cpu\n")
+    with pytest.raises(KlinkError, match="^--tm-jit-cpu outside-quota needs cgroup v1"):
+        StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5, taskmanager_jit_cpu="outside-quota")
+    (tmp_path / "cgroup.controllers").unlink()
+    spec = StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5, taskmanager_jit_cpu="outside-quota")
+    assert spec.jit_cgroup == spec.taskmanager_cgroup + "-jit"
+
+
+def test_a_thread_that_ended_before_its_move_is_skipped(tmp_path, monkeypatch):
+    written = []
+
+    def write_text(path, text):
+        if text == "2\n":
+            raise ProcessLookupError
+        written.append((path.name, text))
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+    assert cpus.move_threads([1, 2, 3], tmp_path / "jit" / "cgroup.procs") == 2
+    assert written == [("tasks", "1\n"), ("tasks", "3\n")]  # per thread (cgroup v1 `tasks`), not per process
+
+
 # --- --tm-cgroup: the quota group inside a cgroup delegated to the user ---------------------------------
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The JIT compiler threads' CPU, read from a /proc tree laid out as Linux lays it out (klinkctl.run.jit)."""
+"""The JIT compiler threads' CPU, read from a /proc tree laid out as Linux lays it out (klinkctl.jit)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from klinkctl.run import jit
+from klinkctl import jit
 
 
 def fake_thread(proc, pid: int, tid: int, name: str, utime: int, stime: int) -> None:

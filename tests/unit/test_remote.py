@@ -77,6 +77,7 @@ SAMPLE_VALUES = {"taskmanagers": 1, "slots": 4, "jobmanager_memory": "1024m", "t
                  "taskmanager_quotas": "1=0.5", "taskmanager_interference": "1=0.5",
                  "adaptive_partitioner": True, "kafka_port": 9092, "kafka_controller_port": 9093,
                  "jobmanager_rpc_port": 6123, "rest_port": 8081, "taskmanager_gc": "serial", "taskmanager_jit": "c1",
+                 "taskmanager_jit_cpu": "in-quota",
                  "base_image": "debian:12",
                  "debian_mirror": "http://deb.debian.org/debian"}
 

@@ -66,6 +66,13 @@ def test_taskmanagers_compile_as_the_jvm_does_unless_told_otherwise(jit, flags):
     assert {o for o in options if "Tiered" in o} == flags
 
 
+@pytest.mark.parametrize("where, flags", [("in-quota", set()), ("outside-quota", {"-XX:-UseDynamicNumberOfCompilerThreads"})])
+def test_compiler_threads_taken_out_of_the_quota_all_exist_from_the_start(where, flags):
+    spec = SPEC.model_copy(update={"taskmanager_jit_cpu": where})
+    options = flink.cluster_config(spec, ARTIFACTS, flink.flink_home())["env.java.opts.taskmanager"].split()
+    assert {o for o in options if "CompilerThreads" in o} == flags
+
+
 def test_as_root_taskmanagers_apply_java_priority_2_as_nice_19_and_every_other_as_nice_0(monkeypatch):
     monkeypatch.setattr(flink, "_PRIORITY_OPTS", flink.priority_opts(can_renice=True))
     options = flink.cluster_config(SPEC, ARTIFACTS, flink.flink_home())["env.java.opts.taskmanager"].split()

@@ -15,7 +15,7 @@ from klinkctl.results.runset import load_runset
 from klinkctl.results.stats import t_interval
 from klinkctl.results.sweep_table import (baseline, cell_table, cells_note_lines, taskmanager_cpu_percent,
                                           warming_up_line)
-from klinkctl.run.jit import PREFIX as JIT_PREFIX
+from klinkctl.jit import PREFIX as JIT_PREFIX
 
 SWEEP = Path(__file__).parents[1] / "fixtures" / "report-sweep"
 KLINK, FCFS = "klink[C=2]", "fcfs[C=2]"
