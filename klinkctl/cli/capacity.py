@@ -20,7 +20,8 @@ from klinkctl.cli.options import FORMAT
 from klinkctl.cli.output import console, format_duration
 from klinkctl.cli.stack import running_stack
 from klinkctl.errors import KlinkError, RunNotCompleted
-from klinkctl.run.capacity_warmup import AUTO, WARM_AFTER_JOBS, parse_warmup_runs, warmups_needed
+from klinkctl.run.capacity_warmup import (AUTO, JIT_SETTLED_SHARE, MAX_AUTO_WARMUPS, WARM_AFTER_JOBS, parse_warmup_runs,
+                                         warmups_needed)
 
 if TYPE_CHECKING:
     from klinkctl.run.capacity import Probe, SearchResult
@@ -52,7 +53,9 @@ def capacity_command(bench: click.Command) -> click.Command:
         click.Option(["--warmup-runs"], type=str, default=AUTO, show_default=True,
                      help="Runs at the start rate before the first probe, kept but not judged: a fresh "
                           "TaskManager's first jobs read far below its steady rate. auto = until the JobManager "
-                          f"has run {WARM_AFTER_JOBS} jobs (none on a stack that has); or a number."),
+                          f"has run {WARM_AFTER_JOBS} jobs and the TaskManagers' JIT compilers used at most "
+                          f"{JIT_SETTLED_SHARE:.0%} of their CPU in the last warm-up run (at most "
+                          f"{MAX_AUTO_WARMUPS} runs); or a number."),
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
@@ -105,7 +108,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
                               markup=False, highlight=False, soft_wrap=True)
 
         warmups = run_warmups(config, warmup_runs, lambda warmup_config, n: run(
-            warmup_config, f"warm-up run {n}/{warmup_runs} ({warmup_rule}), not judged", await_last_windows=False))
+            warmup_config, f"warm-up run {n} ({warmup_rule}), not judged", await_last_windows=False),
+            until_compiled=requested_warmups is None)
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups, warmup_rule)

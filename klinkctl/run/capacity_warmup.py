@@ -4,9 +4,12 @@ steady rate (docs/capacity.md, "Warm-up runs"), so the search runs unjudged jobs
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from klinkctl import jit
 from klinkctl.errors import KlinkError, RunNotCompleted
+from klinkctl.results.tables import read_table
 
 if TYPE_CHECKING:
     from klinkctl.run.bench import RunOutcome
@@ -19,6 +22,13 @@ AUTO = "auto"
 WARM_AFTER_JOBS = 4
 #: Warm-up runs are not judged: shorter than a probe (the runs of the warm-up measurement were 15 s).
 WARMUP_RUN_MS = 15_000
+#: `--warmup-runs auto` also waits for the TaskManagers' JIT compilers: after the WARM_AFTER_JOBS rule it goes on
+#: while the compiler threads used more than this share of the TaskManagers' CPU in the last warm-up run. Under a
+#: CPU quota compiling takes a quarter to half of it for tens of minutes (docs/capacity.md, "Why a fresh stack is
+#: slow"), and the stack keeps getting faster until it is done.
+JIT_SETTLED_SHARE = 0.05
+#: ... but never more warm-up runs than this (a stack whose compilers never settle: the search says so).
+MAX_AUTO_WARMUPS = 24
 
 
 def parse_warmup_runs(value: str) -> int | None:
@@ -41,25 +51,49 @@ def warmup_run_config(config: RunSpec) -> RunSpec:
 
 
 def warmups_needed(spec, requested: int | None) -> tuple[str, int]:
-    """(why, how many) warm-up runs: as asked, or (auto) as many as the JobManager is short of WARM_AFTER_JOBS."""
+    """(why, how many) warm-up runs at least: as asked, or (auto) as many as the JobManager is short of
+    WARM_AFTER_JOBS (run_warmups then adds runs until the compilers settle)."""
     if requested is not None:
         return f"--warmup-runs {requested}", requested
     from klinkctl import flink_jobs
 
     run_before = flink_jobs.jobs_run(spec)
-    return (f"auto: the JobManager had run {run_before} jobs, warm after {WARM_AFTER_JOBS}",
+    return (f"auto: the JobManager had run {run_before} jobs, warm after {WARM_AFTER_JOBS} and once the JIT "
+            f"compilers used at most {JIT_SETTLED_SHARE:.0%} of the TaskManagers' CPU in a run",
             max(0, WARM_AFTER_JOBS - run_before))
 
 
-def run_warmups(config: RunSpec, count: int, run: Callable[[RunSpec, int], RunOutcome]) -> list[str]:
-    """Runs ``count`` warm-up runs (``run(config, number)``) of the probe config, shortened; their directories.
-    A warm-up run that does not complete ends the search before its first probe."""
+def run_warmups(config: RunSpec, count: int, run: Callable[[RunSpec, int], RunOutcome],
+                until_compiled: bool = False) -> list[str]:
+    """Runs ``count`` warm-up runs (``run(config, number)``) of the probe config, shortened, and with
+    ``until_compiled`` (auto) more while the last one's compilers had not settled (compiling_share), at most
+    MAX_AUTO_WARMUPS in all; their directories. A warm-up run that does not complete ends the search before its
+    first probe."""
     warmup_config = warmup_run_config(config)
-    directories = []
-    for number in range(1, count + 1):
-        outcome = run(warmup_config, number)
+    directories: list[str] = []
+    share = None
+    while len(directories) < count or (until_compiled and len(directories) < MAX_AUTO_WARMUPS
+                                       and (share is None or share > JIT_SETTLED_SHARE)):
+        outcome = run(warmup_config, len(directories) + 1)
         directories.append(str(outcome.run_dir))
         if outcome.summary.get("status") != "completed":
             raise RunNotCompleted(f"capacity search ended before its first probe: warm-up run {outcome.run_dir} "
                              f"{outcome.summary.get('status')}: {outcome.summary.get('reason')}")
+        share = compiling_share(outcome.run_dir)
+        if share is None:  # no compiler rows (containers, a remote cluster): the job rule alone
+            until_compiled = False
     return directories
+
+
+def compiling_share(run_dir: Path) -> float | None:
+    """The TaskManagers' JIT compiler threads' CPU as a share of the TaskManagers' CPU over a run (resources.csv:
+    `jit:` rows against the processes' own, which include them); None without compiler rows."""
+    resources = read_table(run_dir / "resources.csv")
+    if resources.empty:
+        return None
+    component = resources["component"].astype(str)
+    compiling = resources.loc[component.str.startswith(jit.PREFIX + "taskmanager"), "cpu_percent"].sum()
+    total = resources.loc[component.str.startswith("taskmanager"), "cpu_percent"].sum()
+    if not (component.str.startswith(jit.PREFIX).any() and total > 0):
+        return None
+    return float(compiling / total)

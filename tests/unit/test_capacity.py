@@ -335,3 +335,41 @@ def test_warmup_runs_keep_a_rate_schedule_that_fits_them_and_run_steady_otherwis
     assert capacity_warmup.warmup_run_config(early).rate_schedule == "surge:4x@2s+10s"
     ramp = surge.changed(rate_schedule="ramp:4x")
     assert capacity_warmup.warmup_run_config(ramp).rate_schedule == "ramp:4x"
+
+
+def _warmup_outcomes(tmp_path, compiling: list[float | None], status: str = "completed"):
+    """A fake run(config, n): warm-up run n's resources.csv has its TaskManager at 25 % of a core, of which the
+    compilers used compiling[n - 1] (None: no compiler rows, as containers write)."""
+    from types import SimpleNamespace
+
+    def run(config, number):
+        run_dir = tmp_path / f"warmup-{number}"
+        run_dir.mkdir(parents=True)
+        rows = [{"time": t, "component": "taskmanager-1", "pid": 7, "cpu_percent": 25.0} for t in (1, 2)]
+        if compiling[number - 1] is not None:
+            rows += [{"time": t, "component": "jit:taskmanager-1", "pid": 7, "cpu_percent": 25.0 * compiling[number - 1]}
+                     for t in (1, 2)]
+        pd.DataFrame(rows).to_csv(run_dir / "resources.csv", index=False)
+        return SimpleNamespace(run_dir=run_dir, summary={"status": status})
+    return run
+
+
+def test_auto_warmup_goes_on_until_the_compilers_settle(tmp_path):
+    probe = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    run = _warmup_outcomes(tmp_path, [0.4, 0.3, 0.2, 0.1, 0.04, 0.3])
+    assert [d.rsplit("-", 1)[1] for d in capacity_warmup.run_warmups(probe, 2, run, until_compiled=True)] == \
+        ["1", "2", "3", "4", "5"]  # the 5th used 4 % <= JIT_SETTLED_SHARE
+
+
+def test_a_stack_that_has_run_its_jobs_still_gets_one_run_to_show_its_compilers_settled(tmp_path):
+    probe = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    assert len(capacity_warmup.run_warmups(probe, 0, _warmup_outcomes(tmp_path, [0.01]), until_compiled=True)) == 1
+    assert capacity_warmup.run_warmups(probe, 0, _warmup_outcomes(tmp_path, [0.5])) == []  # a number: as asked
+
+
+def test_without_compiler_rows_the_job_rule_alone_decides_and_the_runs_are_bounded(tmp_path):
+    probe = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    assert len(capacity_warmup.run_warmups(probe, 3, _warmup_outcomes(tmp_path / "a", [None] * 9),
+                                           until_compiled=True)) == 3
+    never = _warmup_outcomes(tmp_path / "b", [0.5] * 99)
+    assert len(capacity_warmup.run_warmups(probe, 1, never, until_compiled=True)) == capacity_warmup.MAX_AUTO_WARMUPS
