@@ -7,14 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 klinkctl=.venv/bin/klinkctl
-$klinkctl up --tm-cpus 1 --tm-cpu-quota 0.25  # the TaskManager on a quarter of core 1, as the regime map's slice
+# The TaskManager on a quarter of core 1, as the regime map's slice; its JIT compilers outside that quarter, so that
+# the stack reaches its steady speed within minutes (docs/capacity.md, "Why a fresh stack is slow").
+$klinkctl up --tm-cpus 1 --tm-cpu-quota 0.25 --tm-jit-cpu outside-quota
 cell=(--queries 4 --window 3s --watermark-bound 200ms --delay uniform:0-400ms --generator-cpus 0)
-# A short search: 12 s probes from 8 000 events/s per query in steps of 1.25x, then bisection to 10 %: 4 probes
-# for a capacity within 6 400-10 000, 5-6 outside it (this machine, 2026-11-26, Flink 2.3.0, 0.25 core: 7 566, 9 514
-# and 9 576, docs/data/capacity-ysb-20261126-050408, -094108 and quickstart-20261126-121128); its unjudged warm-up
-# runs do not wait out their backlog.
-$klinkctl capacity ysb "${cell[@]}" --duration 12s --warmup 4s --start-rate 8000 --factor 1.25 --precision 0.1 \
-  --max-probes 6 --out results/quickstart-capacity.json
+# A short search: warm-up runs until the compilers have settled (auto), then 12 s probes from 20 000 events/s per
+# query doubling, then bisection to 10 %.
+$klinkctl capacity ysb "${cell[@]}" --duration 12s --warmup 4s --start-rate 20000 --factor 2 --precision 0.1 \
+  --max-probes 7 --out results/quickstart-capacity.json
 $klinkctl sweep configs/quickstart.yaml
 sweep=$(ls -td results/quickstart-*/ | grep -v capacity | head -1)
 echo

@@ -107,9 +107,10 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
                               markup=False, highlight=False, soft_wrap=True)
 
+        bar.console.print(f"warm-up runs, not judged: {warmup_rule}", markup=False, highlight=False, soft_wrap=True)
         warmups = run_warmups(config, warmup_runs, lambda warmup_config, n: run(
-            warmup_config, f"warm-up run {n} ({warmup_rule}), not judged", await_last_windows=False),
-            until_compiled=requested_warmups is None)
+            warmup_config, f"warm-up run {n}", await_last_windows=False), until_compiled=requested_warmups is None,
+            report=lambda line: bar.console.print(line, markup=False, highlight=False, soft_wrap=True))
         result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups, warmup_rule)

@@ -168,7 +168,8 @@ def warming_up_line(runs: pd.DataFrame, keys: list[str]) -> str | None:
     return (f"later repetitions read {'more' if tau > 0 else 'less'} than earlier ones (Kendall tau {tau:+.2f} "
             f"between repetition and source rate relative to the cell's mean, p = {p:.1g}, {len(valid)} runs): "
             "the stack drifted during the sweep (a fresh stack warms up for many runs: docs/capacity.md); "
-            "add warm-up runs or check resources.csv (jit:taskmanager-N rows)")
+            "add warm-up runs or check resources.csv (jit:taskmanager-N rows); on a CPU quota, "
+            "`klinkctl up --tm-jit-cpu outside-quota` keeps the JIT compilers out of it")
 
 
 def write_cells(directory: Path, grid: dict[str, list[Any]],

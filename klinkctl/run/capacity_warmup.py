@@ -24,9 +24,10 @@ WARM_AFTER_JOBS = 4
 WARMUP_RUN_MS = 15_000
 #: `--warmup-runs auto` also waits for the TaskManagers' JIT compilers: after the WARM_AFTER_JOBS rule it goes on
 #: while the compiler threads used more than this share of the TaskManagers' CPU in the last warm-up run. Under a
-#: CPU quota compiling takes a quarter to half of it for tens of minutes (docs/capacity.md, "Why a fresh stack is
-#: slow"), and the stack keeps getting faster until it is done.
-JIT_SETTLED_SHARE = 0.05
+#: CPU quota compiling takes a fifth to half of it for many minutes (docs/capacity.md, "Why a fresh stack is
+#: slow"), and the stack keeps getting faster until it is done. Not less: every job loads its operators' classes
+#: anew, so each run compiles them again in a burst (measured: 1-9 % of a settled stack's CPU per run).
+JIT_SETTLED_SHARE = 0.10
 #: ... but never more warm-up runs than this (a stack whose compilers never settle: the search says so).
 MAX_AUTO_WARMUPS = 24
 
@@ -64,7 +65,7 @@ def warmups_needed(spec, requested: int | None) -> tuple[str, int]:
 
 
 def run_warmups(config: RunSpec, count: int, run: Callable[[RunSpec, int], RunOutcome],
-                until_compiled: bool = False) -> list[str]:
+                until_compiled: bool = False, report: Callable[[str], None] = lambda line: None) -> list[str]:
     """Runs ``count`` warm-up runs (``run(config, number)``) of the probe config, shortened, and with
     ``until_compiled`` (auto) more while the last one's compilers had not settled (compiling_share), at most
     MAX_AUTO_WARMUPS in all; their directories. A warm-up run that does not complete ends the search before its
@@ -82,6 +83,11 @@ def run_warmups(config: RunSpec, count: int, run: Callable[[RunSpec, int], RunOu
         share = compiling_share(outcome.run_dir)
         if share is None:  # no compiler rows (containers, a remote cluster): the job rule alone
             until_compiled = False
+        else:
+            report(f"  the JIT compilers used {share:.0%} of the TaskManagers' CPU")
+    if until_compiled and share is not None and share > JIT_SETTLED_SHARE:
+        report(f"  the compilers had not settled after {len(directories)} warm-up runs: the probes measure a stack "
+               "still getting faster (on a CPU quota, `klinkctl up --tm-jit-cpu outside-quota`)")
     return directories
 
 
