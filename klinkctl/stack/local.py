@@ -153,6 +153,14 @@ class LocalBackend(StackBackend):
             _wait(spec, hogs[0].name, lambda: time.time() - max(h.create_time for h in hogs) > HOG_SETTLE_S,
                   [*everything, *hogs], HOG_SETTLE_S + 10, progress, "starting the CPU hog(s) (--tm-interference)")
 
+    def notes(self) -> list[str]:
+        spec = self.recorded_spec()
+        if (self.confines_taskmanagers and spec is not None and spec.taskmanager_jit_cpu == "in-quota"
+                and (spec.taskmanager_cpu_quota or spec.taskmanager_quotas)):
+            return ["note: the TaskManagers' JIT compilers share their CPU quota, which slows a fresh stack for many "
+                    "minutes; `--tm-jit-cpu outside-quota` keeps them out of it (docs/capacity.md)"]
+        return []
+
     # --- down --------------------------------------------------------------------------------
     def down(self, purge: bool = False, progress: Progress = no_progress) -> list[str]:
         loaded = self._load()

@@ -183,3 +183,16 @@ def test_up_refuses_a_bad_tm_cgroup_in_one_line_before_anything_starts(hierarchy
     assert len(result.output.strip().splitlines()) == 1  # no traceback
     assert result.output.startswith(message.format(plain=plain))
     assert not state.exists()
+
+
+def test_up_points_at_the_option_when_the_compilers_share_the_quota(tmp_path):
+    from klinkctl.stack.local import LocalBackend
+
+    backend = LocalBackend(tmp_path)
+    capped = StackSpec(state_dir=tmp_path, taskmanager_cpu_quota=0.5)
+    backend._save(capped, [])
+    assert "`--tm-jit-cpu outside-quota`" in backend.notes()[0]
+    backend._save(capped.model_copy(update={"taskmanager_jit_cpu": "outside-quota"}), [])
+    assert backend.notes() == []
+    backend._save(StackSpec(state_dir=tmp_path), [])  # no quota, nothing to share
+    assert backend.notes() == []
