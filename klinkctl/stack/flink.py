@@ -225,7 +225,7 @@ def taskmanager_group(spec: StackSpec, index: int) -> Path | None:
 def _jit_thread_opts(spec: StackSpec) -> list[str]:
     """--tm-jit-cpu outside-quota: every compiler thread exists from the JVM's start, instead of HotSpot adding
     and ending them as its queue changes, so that all of them are moved out of the quota once."""
-    return ["-XX:-UseDynamicNumberOfCompilerThreads"] if spec.taskmanager_jit_cpu == "outside-quota" else []
+    return ["-XX:-UseDynamicNumberOfCompilerThreads"] if spec.jit_outside_quota else []
 
 
 def free_compiler_threads(spec: StackSpec, taskmanager_pids: list[int]) -> int:
@@ -244,7 +244,7 @@ def release_taskmanager_groups(spec: StackSpec) -> None:
     """Removes the groups taskmanager_group and free_compiler_threads made (once their processes are gone), and
     no others."""
     release_cpu_quota_group(spec.taskmanager_cgroup, spec.delegated_cgroup, spec.taskmanager_subgroups)
-    if spec.taskmanager_jit_cpu == "outside-quota":
+    if spec.jit_outside_quota:
         release_cpu_quota_group(spec.jit_cgroup, spec.delegated_cgroup)
 
 

@@ -145,7 +145,7 @@ class LocalBackend(StackBackend):
         _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers,
               everything, taskmanager_ready_timeout_s(spec), progress,
               f"waiting for {spec.taskmanagers} TaskManager(s) to register")
-        if spec.taskmanager_jit_cpu == "outside-quota":
+        if spec.jit_outside_quota:
             moved = flink.free_compiler_threads(spec, [tm.pid for tm in taskmanagers])
             progress(f"moved {moved} JIT compiler thread(s) out of the TaskManagers' CPU quota (--tm-jit-cpu)")
         if spec.hog_of:  # once Flink is up, so that they do not slow its start
@@ -155,8 +155,7 @@ class LocalBackend(StackBackend):
 
     def notes(self) -> list[str]:
         spec = self.recorded_spec()
-        if (self.confines_taskmanagers and spec is not None and spec.taskmanager_jit_cpu == "in-quota"
-                and (spec.taskmanager_cpu_quota or spec.taskmanager_quotas)):
+        if self.confines_taskmanagers and spec is not None and spec.capped and not spec.jit_outside_quota:
             return ["note: the TaskManagers' JIT compilers share their CPU quota, which slows a fresh stack for many "
                     "minutes; `--tm-jit-cpu outside-quota` keeps them out of it (docs/capacity.md)"]
         return []

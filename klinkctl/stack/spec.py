@@ -161,10 +161,10 @@ class StackSpec(Section):
         for name in ("jobmanager_memory", "taskmanager_memory", "kafka_heap"):
             if not MEMORY_SIZE.match(getattr(self, name)):
                 raise KlinkError(f"{option_name(name)} must look like 1024m or 2g, got {getattr(self, name)!r}")
-        if self.taskmanager_cgroup_parent and not (self.taskmanager_cpu_quota or self.taskmanager_quotas):
+        if self.taskmanager_cgroup_parent and not self.capped:
             raise KlinkError("--tm-cgroup names where the --tm-cpu-quota and --tm-quota groups go; "
                              "give one of them too")
-        if self.taskmanager_jit_cpu == "outside-quota" and not (self.taskmanager_cpu_quota or self.taskmanager_quotas):
+        if self.jit_outside_quota and not self.capped:
             raise KlinkError("--tm-jit-cpu outside-quota takes the JIT compiler out of the TaskManagers' CPU quota; "
                              "give --tm-cpu-quota or --tm-quota too")
         self._check_per_taskmanager()
@@ -225,7 +225,7 @@ class StackSpec(Section):
                 raise KlinkError(_quota_range(index, cores))
         if self.delegated_cgroup:
             check_delegated(self.delegated_cgroup, self.taskmanager_cgroup)
-        if self.taskmanager_jit_cpu == "outside-quota":
+        if self.jit_outside_quota:
             check_threads_movable(self.delegated_cgroup, "--tm-jit-cpu outside-quota")
         self.exposure()  # an address that does not resolve is refused here, before anything starts
 
@@ -233,6 +233,14 @@ class StackSpec(Section):
     def taskmanager_cgroup(self) -> str:
         """The cgroup that caps the TaskManagers' CPU time (--tm-cpu-quota), one per state dir."""
         return "klink-" + hashlib.sha1(str(self.state_dir).encode()).hexdigest()[:10] + "-taskmanagers"
+
+    @property
+    def capped(self) -> bool:  # some TaskManager runs under a CPU quota (--tm-cpu-quota or --tm-quota)
+        return bool(self.taskmanager_cpu_quota or self.taskmanager_quotas)
+
+    @property
+    def jit_outside_quota(self) -> bool:  # the compiler threads run in jit_cgroup, uncapped
+        return self.taskmanager_jit_cpu == "outside-quota"
 
     @property
     def jit_cgroup(self) -> str:
