@@ -1,3 +1,3 @@
-from klinkctl.cli import main
+from klinkctl.entry import main
 
 main()

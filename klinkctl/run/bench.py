@@ -217,7 +217,9 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
                 late.stop()  # before the job's cancellation: its last sample is the p-buckets' bytes at the end
             teardown_problems = _teardown(spec, config, plan, workload, run_dir, job_id, gen, collector, sampler,
                                           prioritiser, channel, broker_down=_broker_down(stack_processes))
-            teardown_problems += late_state.finish(late, config, run_dir)
+            measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) \
+                if warmup_until_ms else None
+            teardown_problems += late_state.finish(late, config, run_dir, measured)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
         dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler, prioritiser)
@@ -233,7 +235,6 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             status, reason = "failed", (f"the {config.combiner} combiner's controller logged no period (no rows in "
                                         "combiner.csv): it reads buffer use from the JobManager's REST API at the "
                                         "address in the TaskManagers' Flink config; check that they reach it")
-        measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) if warmup_until_ms else None
         try:
             summary = build_summary(run_dir, run_id, config.to_dict(), status, reason, measured,
                                     generator.summary(run_dir))

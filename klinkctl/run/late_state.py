@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from klinkctl.stack.spec import StackSpec
 
 TABLE = "late-state.csv"
-COLUMNS = ["run", "policy", "time", "taskmanager", "heap_used_bytes", "gc_time_ms", "p_bucket_bytes"]
+COLUMNS = ["run", "policy", "time", "taskmanager", "heap_used_bytes", "live_heap_bytes", "gc_time_ms",
+           "p_bucket_bytes"]
 HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time"
 #: The reserved keys of the windows' RESULT rows: dropped events per window, AION's counters.
 DROPPED, AION = "#dropped", "#aion"
@@ -33,17 +34,21 @@ STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_even
 
 #: AION's gauge of an operator instance's p-bucket bytes (io.klink.workloads.late.AionWindowOperator.P_BUCKET_BYTES).
 P_BUCKET_BYTES = "pBucketBytes"
+#: The TaskManager's heap after its latest GC, a gauge of every query's firings operator
+#: (io.klink.workloads.late.ResultFirings.LIVE_HEAP_BYTES; -1 before the first collection).
+LIVE_HEAP_BYTES = "liveHeapBytes"
 
 
-def p_bucket_metrics(vertex_name: str) -> list[str]:
-    """The p-bucket gauges of a job vertex ("q00/window", or chained: "q00/window -> ..."): one per AION window
-    operator in it, named as Flink's REST API names an operator's metric (<operator>.<metric>)."""
-    return [f"{operator}.{P_BUCKET_BYTES}" for operator in vertex_name.split(" -> ") if operator.endswith("/window")]
+def operator_gauges(vertex_name: str, operator: str, metric: str) -> list[str]:
+    """The gauges `metric` of the operators named "<query>/<operator>" in a job vertex ("q00/window", or chained:
+    "q00/window -> q00/firings"), named as Flink's REST API names an operator's metric (<operator>.<metric>)."""
+    return [f"{name}.{metric}" for name in vertex_name.split(" -> ") if name.endswith(f"/{operator}")]
 
 
 class LateStateSampler(threading.Thread):
-    """Once a second: every TaskManager's heap used and GC time, and with AION the bytes of its p-buckets summed
-    over every operator instance (their pBucketBytes gauges), all from Flink's REST API."""
+    """Once a second: every TaskManager's heap used and GC time, the live heap (after the latest GC; the largest
+    over the job's TaskManagers), and with AION the bytes of its p-buckets summed over every operator instance
+    (their pBucketBytes gauges), all from Flink's REST API."""
 
     def __init__(self, spec: StackSpec, run_dir: Path, job_id: str, aion: bool, labels: dict[str, str],
                  interval_s: float = 1.0) -> None:
@@ -72,24 +77,33 @@ class LateStateSampler(threading.Thread):
         if disk is not None:
             self.max_p_bucket_bytes = max(self.max_p_bucket_bytes, disk)
             self.last_p_bucket_bytes = disk
+        live = self.job_gauge("firings", LIVE_HEAP_BYTES, "max")
         for tm in flink.rest_get(self.spec, "/taskmanagers")["taskmanagers"]:
             metrics = {m["id"]: m.get("value") for m in flink.rest_get(
                 self.spec, f"/taskmanagers/{tm['id']}/metrics?get={HEAP_METRICS}")}
             self._writer.writerow({**self.labels, "time": now, "taskmanager": tm["id"],
                                    "heap_used_bytes": metrics.get("Status.JVM.Memory.Heap.Used"),
+                                   "live_heap_bytes": live if live is not None and live >= 0 else None,
                                    "gc_time_ms": metrics.get("Status.JVM.GarbageCollector.All.Time"),
                                    "p_bucket_bytes": disk})
 
     def p_bucket_bytes(self) -> int | None:
         """The sum of every AION instance's gauge; None before Flink's REST API reports any of them."""
+        return self.job_gauge("window", P_BUCKET_BYTES, "sum")
+
+    def job_gauge(self, operator: str, metric: str, agg: str) -> int | None:
+        """A gauge of the job's "<query>/<operator>" operators, aggregated (`sum` or `max`) over their instances and
+        then over the queries; None before Flink's REST API reports any of them."""
         from klinkctl.stack import flink
-        total, reported = 0, False
+        values = []
         for vertex in flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]:
-            if names := p_bucket_metrics(vertex["name"]):
-                for metric in flink.rest_get(self.spec, f"/jobs/{self.job_id}/vertices/{vertex['id']}/subtasks/"
-                                                        f"metrics?get={','.join(names)}&agg=sum"):
-                    total, reported = total + int(float(metric["sum"])), True
-        return total if reported else None
+            if names := operator_gauges(vertex["name"], operator, metric):
+                values += [int(float(m[agg])) for m in flink.rest_get(
+                    self.spec, f"/jobs/{self.job_id}/vertices/{vertex['id']}/subtasks/metrics?get={','.join(names)}"
+                               f"&agg={agg}")]
+        if not values:
+            return None
+        return sum(values) if agg == "sum" else max(values)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -167,9 +181,36 @@ def staleness(results: pd.DataFrame, bound: float) -> dict[str, Any]:
                                                                      "late_events", "bound_ms")}).to_dict("records")}
 
 
-def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> list[str]:
+def gc_share(samples: pd.DataFrame) -> float | None:
+    """The fraction of the sampled span each TaskManager's JVM spent collecting (its GC time counter's growth over
+    the wall time between its first and last sample), the largest over TaskManagers; None with < 2 samples."""
+    shares = []
+    for _, tm in samples.dropna(subset=["gc_time_ms"]).groupby("taskmanager"):
+        span = float(tm["time"].max() - tm["time"].min())
+        if span > 0:
+            shares.append(float(tm["gc_time_ms"].max() - tm["gc_time_ms"].min()) / span)
+    return max(shares) if shares else None
+
+
+def memory(samples: pd.DataFrame, span: tuple[int, int] | None) -> dict[str, Any]:
+    """Median and largest heap used and live heap, and the GC share, over the samples inside the measured span
+    (the run's earlier jobs' garbage and its warm-up left out); over every sample if none lies inside."""
+    inside = samples[samples["time"].between(*span)] if span else samples.iloc[:0]
+    chosen = inside if len(inside) else samples
+    report: dict[str, Any] = {"memory_span": "measured" if len(inside) else "whole run"}
+    for column in ("heap_used_bytes", "live_heap_bytes"):
+        values = chosen[column].dropna().astype(float) if column in chosen else chosen.iloc[:0, 0]
+        if len(values):
+            report[column] = {"median": float(values.median()), "max": float(values.max())}
+    report["gc_share"] = gc_share(chosen)
+    return report
+
+
+def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path,
+           span: tuple[int, int] | None = None) -> list[str]:
     """Stops the sampler (if the job's cancellation has not already), writes late-state.json (summary.json's
-    late_state); returns the problems, one line each. The operators delete their own p-buckets."""
+    late_state) with memory over the measured `span` (epoch ms); returns the problems, one line each. The
+    operators delete their own p-buckets."""
     from klinkctl.files import write_json
     from klinkctl.results.tables import read_table
     if config.workload != "average":
@@ -183,8 +224,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path) -> 
     try:
         heap = read_table(run_dir / TABLE)
         if not heap.empty:
-            used = heap["heap_used_bytes"].dropna().astype(float)
-            report["heap_used_bytes"] = {"median": float(used.median()), "max": float(used.max())}
+            report.update(memory(heap, span))
         text = {"dtype": {"key": str}}
         results = read_table(run_dir / "results.csv", **text)
         report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0,

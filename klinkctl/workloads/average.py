@@ -16,7 +16,7 @@ from klinkctl.run.config import RunSpec
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.late.AverageJob"
-event_time = common.last_column_event_time  # w<key>,<value>,event_time
+event_time = common.last_column_event_time  # w<key>,<value>[,<payload>],event_time
 #: exact_results gets the generator's progress lines too: they move the watermark that drops late events.
 READS_PROGRESS = True
 #: io.klink.workloads.late.LateResults.FIELDS: a RESULT's fields, in order.
@@ -33,21 +33,21 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
 
 
 def generator_args(config: RunSpec) -> list[str]:
-    return ["--workload", "average"]
+    return ["--workload", "average", "--payload-bytes", str(config.payload_bytes)]
 
 
 def events(values: Iterable[bytes]) -> pd.DataFrame:
-    """key, value, event_time of every well-formed event, in topic order (the order Flink's source reads); the
+    """key, value, event_time of every well-formed event (a payload, if any, left out), in topic order (the order Flink's source reads); the
     generator's `#progress,<event time>` lines as rows with no key (they only move the watermark)."""
     rows: list[tuple] = []
     for value in values:
         c = value.split(b",")
         if len(c) == 2 and c[0] == b"#progress" and c[1].isdigit():
             rows.append((None, np.nan, int(c[1])))
-        if len(c) != 3 or not c[0].startswith(b"w"):
+        if len(c) not in (3, 4) or not c[0].startswith(b"w"):
             continue
         try:
-            rows.append((c[0].decode(), float(c[1]), int(c[2])))
+            rows.append((c[0].decode(), float(c[1]), int(c[-1])))
         except ValueError:
             continue
     return pd.DataFrame(rows, columns=["key", "value", "event_time"])

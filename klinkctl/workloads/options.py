@@ -155,6 +155,8 @@ LATE = ("average",)
 #: beyond it would not fit the TaskManager's heap anyway).
 MAX_LATENESS_MS = 3_600_000
 MAX_M_BUCKET_EVENTS = 10_000_000
+#: io.klink.generator.AverageEventCodec.MAX_PAYLOAD_BYTES
+MAX_PAYLOAD_BYTES = 60_000
 
 
 class LateStateOptions(Section):
@@ -168,6 +170,9 @@ class LateStateOptions(Section):
     allowed_lateness_ms: int = option(10_000, "average: how long after its end a window still takes late events "
                                       "(Flink's allowedLateness; then its state is dropped); at most 1h.",
                                       duration=True, workloads=LATE, ge=0, le=MAX_LATENESS_MS)
+    payload_bytes: int = option(0, "average: characters of payload per event, kept with it in the window state "
+                                "(the paper's events are 1.5-3.5 KB; what makes the state large); 0 = none.",
+                                workloads=LATE, ge=0, le=MAX_PAYLOAD_BYTES)
     m_bucket_events: int = option(500_000, "average, aion: events a window keeps in memory before the rest goes "
                                   "to its p-bucket (§3.3; the paper's 500,000).", workloads=LATE, ge=1,
                                   le=MAX_M_BUCKET_EVENTS)

@@ -31,6 +31,8 @@ from klinkctl.workloads import average
     ("--staleness-bound", "0", "--staleness-bound"),
     ("--staleness-bound", "1.5", "--staleness-bound"),
     ("--predictive-cleanup", "1", "--predictive-cleanup"),
+    ("--payload-bytes", "70000", "--payload-bytes"),
+    ("--payload-bytes", "-1", "--payload-bytes"),
 ])
 def test_bad_late_state_input_is_one_line_and_starts_nothing(tmp_path, option, value, message):
     state = tmp_path / "state"
@@ -87,6 +89,11 @@ def test_exact_results_check_only_windows_no_watermark_can_have_dropped_from():
         {"window_end": 2000, "key": "w2", "exact": 7.0, "events": 1, "sum": 7.0, "checked": False}]
     later = average.exact_results([b"w1,5,100", b"w2,7,1500", b"w1,3,50", b"#progress,2999"], config, None, 0)
     assert later["checked"].tolist() == [True, True]  # 2999 - 100 < 1000 + 1000: nothing can be dropped yet
+    with_payload = average.exact_results([b"w1,5,abc,100", b"w1,3,xyz,50", b"#progress,2999"], config, None, 0)
+    assert with_payload[["window_end", "exact", "events"]].to_dict("records") == [
+        {"window_end": 1000, "exact": 4.0, "events": 2}]
+    assert average.generator_args(resolve(None, {"workload": "average", "payload_bytes": 2048}))[-2:] == [
+        "--payload-bytes", "2048"]
     partial = average.exact_results([b"w1,5,100", b"w1,6,1020", b"#progress,1200"], config, None, 0)
     assert partial["checked"].tolist() == [True, False]  # the last watermark, 1099, passes 999, never 1999
 
@@ -124,7 +131,8 @@ def rest_stub(monkeypatch, gauges: dict[str, list[float]], failed: set[str] = fr
     pBucketBytes per subtask, empty before the JobManager fetched them); one TaskManager; `failed` paths raise."""
     import urllib.error
     from klinkctl.stack import flink
-    vertices = [{"id": "v-src", "name": "Source: q00/source -> q00/markers -> q00/parse"}] + [
+    vertices = [{"id": "v-src", "name": "Source: q00/source -> q00/markers -> q00/parse"},
+                {"id": "v-firings", "name": "q00/firings -> q00/output"}] + [
         {"id": f"v-{query}", "name": f"{query}/window"} for query in gauges]
     asked = []
 
@@ -139,6 +147,9 @@ def rest_stub(monkeypatch, gauges: dict[str, list[float]], failed: set[str] = fr
         if path.startswith("/taskmanagers/tm-1/metrics"):
             return [{"id": "Status.JVM.Memory.Heap.Used", "value": "1000"},
                     {"id": "Status.JVM.GarbageCollector.All.Time", "value": "7"}]
+        if path.startswith("/jobs/j1/vertices/v-firings/"):
+            assert path.endswith("/subtasks/metrics?get=q00/firings.liveHeapBytes&agg=max"), path
+            return [{"id": "q00/firings.liveHeapBytes", "max": "600.0"}]
         query = path.split("/")[4].removeprefix("v-")
         assert path.endswith(f"/subtasks/metrics?get={query}/window.pBucketBytes&agg=sum"), path
         values = gauges[query]
@@ -148,14 +159,17 @@ def rest_stub(monkeypatch, gauges: dict[str, list[float]], failed: set[str] = fr
 
 
 def test_p_bucket_bytes_are_the_sum_of_every_aion_instances_gauge_read_over_rest(monkeypatch, tmp_path):
-    assert late_state.p_bucket_metrics("q00/window") == ["q00/window.pBucketBytes"]
-    assert late_state.p_bucket_metrics("q01/window -> q01/firings") == ["q01/window.pBucketBytes"]
-    assert late_state.p_bucket_metrics("Source: q00/source -> q00/markers") == []
+    assert late_state.operator_gauges("q00/window", "window", "pBucketBytes") == ["q00/window.pBucketBytes"]
+    assert late_state.operator_gauges("q01/window -> q01/firings", "window", "pBucketBytes") == [
+        "q01/window.pBucketBytes"]
+    assert late_state.operator_gauges("q01/window -> q01/firings", "firings", "liveHeapBytes") == [
+        "q01/firings.liveHeapBytes"]
+    assert late_state.operator_gauges("Source: q00/source -> q00/markers", "window", "pBucketBytes") == []
     gauges = {"q00": [], "q01": []}
     asked = rest_stub(monkeypatch, gauges)
     sampler = late_state.LateStateSampler(None, tmp_path, "j1", True, {"run": "r1", "policy": "default"})
     assert sampler.p_bucket_bytes() is None  # not reported yet: no sample, not a zero
-    assert not any("v-src" in path for path in asked)  # only the window vertices are asked
+    assert not any("v-src" in path or "v-firings" in path for path in asked)  # only the windows are asked
     gauges.update(q00=[4096, 1024], q01=[512])
     sampler._sample(1000)
     gauges.update(q00=[100], q01=[0])
@@ -164,6 +178,7 @@ def test_p_bucket_bytes_are_the_sum_of_every_aion_instances_gauge_read_over_rest
     sampler._file.close()
     table = pd.read_csv(tmp_path / late_state.TABLE)
     assert table["p_bucket_bytes"].tolist() == [5632, 100] and table["heap_used_bytes"].tolist() == [1000, 1000]
+    assert table["live_heap_bytes"].tolist() == [600, 600]
 
 
 def test_a_run_without_aion_asks_for_no_p_buckets_and_the_report_takes_the_last_sample(monkeypatch, tmp_path):
@@ -171,7 +186,7 @@ def test_a_run_without_aion_asks_for_no_p_buckets_and_the_report_takes_the_last_
     heap = late_state.LateStateSampler(None, tmp_path, "j1", False, {"run": "r1", "policy": "default"})
     heap._sample(1000)
     heap._file.close()
-    assert not any("subtasks" in path for path in asked)
+    assert not any("pBucketBytes" in path for path in asked)
     assert pd.read_csv(tmp_path / late_state.TABLE)["p_bucket_bytes"].tolist() == [0]
     aion = resolve(None, {"workload": "average", "late_state": "aion"})
     sampler = late_state.start(None, aion, tmp_path, "r1", "j1")
@@ -216,3 +231,21 @@ def test_each_aion_window_reports_its_executions_and_staleness_and_the_run_sums_
                                        "late_events": 5, "max_staleness": 0.07, "bound_ms": 5000}
     assert report["bound_ms"] == {"first": 5000, "last": 2100, "min": 2100, "median": 5000.0, "max": 5000}
     assert late_state.staleness(rows[rows["key"] == "w1"], 0.05) == {}  # Flink's windows report none
+
+
+def test_gc_share_is_each_taskmanagers_collection_time_over_its_sampled_span():
+    samples = pd.DataFrame([{"time": t, "taskmanager": tm, "gc_time_ms": gc} for t, tm, gc in [
+        (1000, "a", 10), (2000, "a", 110), (3000, "a", 210), (1000, "b", 0), (3000, "b", 1000), (4000, "c", None)]])
+    assert late_state.gc_share(samples) == 0.5  # b: 1000 ms of 2000; a: 0.1
+    assert late_state.gc_share(samples[samples["taskmanager"] == "c"]) is None
+
+
+def test_memory_is_summarised_over_the_measured_span_when_samples_lie_in_it():
+    samples = pd.DataFrame([{"time": t, "taskmanager": "a", "heap_used_bytes": used, "live_heap_bytes": live,
+                             "gc_time_ms": gc} for t, used, live, gc in [
+        (1000, 900, 800, 0), (2000, 300, 100, 100), (3000, 500, 200, 300), (4000, 400, None, 500)]])
+    report = late_state.memory(samples, (1500, 3500))
+    assert report == {"memory_span": "measured", "heap_used_bytes": {"median": 400.0, "max": 500.0},
+                      "live_heap_bytes": {"median": 150.0, "max": 200.0}, "gc_share": 0.2}
+    assert late_state.memory(samples, (5000, 6000))["memory_span"] == "whole run"
+    assert late_state.memory(samples, None)["live_heap_bytes"] == {"median": 200.0, "max": 800.0}

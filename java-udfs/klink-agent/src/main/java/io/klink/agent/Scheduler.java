@@ -1,5 +1,6 @@
 package io.klink.agent;
 
+import io.klink.scheduler.LiveHeap;
 import io.klink.scheduler.SchedulerState;
 import io.klink.scheduler.SchedulingPolicy;
 import io.klink.scheduler.TaskInfo;
@@ -9,12 +10,8 @@ import io.klink.scheduler.policy.EstimatorRecord;
 import io.klink.scheduler.policy.KlinkPolicy;
 import io.klink.scheduler.policy.Policies;
 import io.klink.scheduler.policy.PolicyConfig;
-import com.sun.management.GcInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,8 +34,6 @@ public final class Scheduler {
     public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
-    private static final List<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
-            .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).toList();
 
     private final Supplier<List<TaskHandle>> registry;
     private final ToLongFunction<Thread> cpuTime;
@@ -230,7 +225,7 @@ public final class Scheduler {
             }
         }
         maxReporting = Math.max(maxReporting, reporting);
-        double memoryUsed = memoryUsedFraction();
+        double memoryUsed = LiveHeap.fraction();
         Set<String> remote = forward ? addForwarded(infos, snaps) : Set.of();
         SchedulerState state = SchedulerState.of(nowMs, cycleMs, infos, snaps, memoryUsed, remote);
         // a pipeline spanning TaskManagers is chosen whole; this TaskManager runs its own part of it
@@ -321,36 +316,6 @@ public final class Scheduler {
             return 0;
         }
         return Math.max(1, Math.round(queuedBytes / bytesPerRecord));
-    }
-
-    /**
-     * Heap occupied right after the latest garbage collection, as a fraction of the maximum heap: the
-     * live data the TaskManager holds. (Heap used at an arbitrary moment includes garbage and sits
-     * above b most of the time between collections.) 0 before the first collection.
-     */
-    private static double memoryUsedFraction() {
-        GcInfo latest = null;
-        for (GarbageCollectorMXBean gc : GC_BEANS) {
-            if (gc instanceof com.sun.management.GarbageCollectorMXBean sun) {
-                GcInfo info = sun.getLastGcInfo();
-                if (info != null && (latest == null || info.getEndTime() > latest.getEndTime())) {
-                    latest = info;
-                }
-            }
-        }
-        long max = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
-        if (latest == null || max <= 0) {
-            return 0.0;
-        }
-        long used = 0;
-        Map<String, MemoryUsage> afterGc = latest.getMemoryUsageAfterGc();
-        for (String pool : HEAP_POOLS) {
-            MemoryUsage after = afterGc.get(pool);
-            if (after != null) {
-                used += after.getUsed();
-            }
-        }
-        return Math.min(1.0, (double) used / max);
     }
 
     /**

@@ -39,6 +39,8 @@ public final class GeneratorArgs {
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --regions N               rides: pick-up regions (default 50)",
             "  --key-skew S              rides: Zipf exponent of the regions' shares, 0 = uniform (default 0)",
+            "  --payload-bytes N         average: N characters of payload per event, carried into the window state",
+            "                            (the Aion paper's 1.5-3.5 KB events; default 0 = none)",
             "  --expressways N           lrb: expressways (1-" + LrbEventCodec.MAX_EXPRESSWAYS + ", default 1)",
             "  --accidents-per-minute X  lrb: accidents started per minute per topic (seeded; default 2)",
             "  --campaigns N             number of campaigns (default 100)",
@@ -75,7 +77,7 @@ public final class GeneratorArgs {
     public static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
-            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--rate-schedule");
+            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--payload-bytes", "--rate-schedule");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
     public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
@@ -97,6 +99,7 @@ public final class GeneratorArgs {
     public int campaigns = 100;
     public int regions = 50;
     public double keySkew = 0;
+    public int payloadBytes = 0;
     public int adsPerCampaign = 10;
     public Path statsFile;
     public Path summaryFile;
@@ -233,6 +236,14 @@ public final class GeneratorArgs {
             case "--data" -> data = Path.of(v);
             case "--campaigns" -> campaigns = parsePositiveInt(flag, v);
             case "--regions" -> regions = parsePositiveInt(flag, v);
+            case "--payload-bytes" -> {
+                long n = parseLong(flag, v);
+                if (n < 0 || n > AverageEventCodec.MAX_PAYLOAD_BYTES) {
+                    throw new UsageException("--payload-bytes must be in [0, " + AverageEventCodec.MAX_PAYLOAD_BYTES
+                            + "], got " + v);
+                }
+                payloadBytes = (int) n;
+            }
             case "--key-skew" -> {
                 try {
                     keySkew = Double.parseDouble(v);
@@ -401,7 +412,7 @@ public final class GeneratorArgs {
             case "kmeans" -> new KmeansEventCodec();
             case "exclamation" -> new ExclamationEventCodec();
             case "rides" -> new RidesEventCodec(regions, keySkew);
-            case "average" -> new AverageEventCodec();
+            case "average" -> new AverageEventCodec(payloadBytes);
             case "lrb" -> new LrbEventCodec(seed, ratePerTopic, expressways, accidentsPerMinute);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };

@@ -32,4 +32,25 @@ class AverageEventCodecTest {
         assertEquals(AverageEventCodec.KEYS, keys.size());
         assertEquals(499.5, sum / 20_000.0, 10);  // uniform in [0, 1000)
     }
+
+    @Test
+    void aPayloadIsThatManyLettersBetweenValueAndEventTime() {
+        AverageEventCodec plain = new AverageEventCodec();
+        AverageEventCodec codec = new AverageEventCodec(2048);
+        SplittableRandom rng = new SplittableRandom(5);
+        Set<String> payloads = new HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            long packed = codec.draw(rng);
+            String[] c = new String(codec.encode(packed, 42), StandardCharsets.US_ASCII).split(",");
+            String[] without = new String(plain.encode(packed, 42), StandardCharsets.US_ASCII).split(",");
+            assertEquals(4, c.length);
+            assertEquals(without[0], c[0]);
+            assertEquals(without[1], c[1]);
+            assertEquals(2048, c[2].length());
+            assertTrue(c[2].chars().allMatch(ch -> ch >= 'a' && ch <= 'z'));
+            assertEquals("42", c[3]);
+            payloads.add(c[2]);
+        }
+        assertTrue(payloads.size() > 190, "payloads differ between events");
+    }
 }

@@ -39,6 +39,9 @@ public class Envelope {
     /** DATA: how many events this one stands for (a sampler's scale-up, Aion Eq. 4.5); 1 without sampling.
      *  RESULT of a weighted aggregate: the unrounded weighted count (value is it rounded). */
     public double weight = 1.0;
+    /** DATA: opaque text a workload keeps in its window state (the average workload's --payload-bytes); null
+     *  otherwise (one byte on the wire). */
+    public String payload;
 
     public Envelope() {}
 

@@ -69,7 +69,7 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
     @Override
     public void processElement(StreamRecord<Envelope> element) {
         Envelope e = element.getValue();
-        if (e.isData() && !windows.add(new LateEvent(e.key, e.fields[0], e.timestamp))) {
+        if (e.isData() && !windows.add(new LateEvent(e.key, e.fields[0], e.timestamp, e.payload))) {
             output.collect(element);  // dropped: after its window's cleanup
         }
     }

@@ -105,7 +105,8 @@ public final class AverageJob {
                 .sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink").setParallelism(1);
     }
 
-    /** {@code w<key>,<value>,event_time} -> key, fields[0] = value; malformed -> key null (dropped next). */
+    /** {@code w<key>,<value>,event_time} or {@code w<key>,<value>,<payload>,event_time} -> key, fields[0] = value,
+     *  payload; malformed -> key null (dropped next). */
     public static final class Parse implements MapFunction<Envelope, Envelope> {
         @Override
         public Envelope map(Envelope e) {
@@ -113,8 +114,9 @@ public final class AverageJob {
                 String[] c = e.key.split(",", -1);
                 e.key = null;
                 try {
-                    if (c.length == 3 && c[0].startsWith("w")) {
+                    if ((c.length == 3 || c.length == 4) && c[0].startsWith("w")) {
                         e.fields = new double[] {Double.parseDouble(c[1])};
+                        e.payload = c.length == 4 ? c[2] : null;
                         e.key = c[0];
                     }
                 } catch (NumberFormatException ex) {

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 
 /**
  * The persistent buckets (p-buckets, §3.1) of one AION window operator: one append-only file per window under a
- * directory of the operator instance's own ({@link PBucketDirectory}), each event as (key, value, event time). Only
+ * directory of the operator instance's own ({@link PBucketDirectory}), each event as (key, value, event time, payload). Only
  * the {@link IoScheduler}'s thread calls the methods that touch a file; {@link #bytes()} may be read from any thread
  * (the operator's {@code pBucketBytes} gauge). The paper serialises JSON (§4, "Staging and serialization"); a
  * binary record is used here (a named deviation, docs/late-state.md).
@@ -55,6 +55,7 @@ public final class PBuckets {
                 out.writeUTF(e.key());
                 out.writeDouble(e.value());
                 out.writeLong(e.timestamp());
+                writePayload(out, e.payload());
             }
         }
         long written = Files.size(file) - before;
@@ -77,9 +78,32 @@ public final class PBuckets {
                 } catch (EOFException end) {
                     return events;
                 }
-                events.add(new LateEvent(key, in.readDouble(), in.readLong()));
+                events.add(new LateEvent(key, in.readDouble(), in.readLong(), readPayload(in)));
             }
         }
+    }
+
+    /** Length (-1: none) and UTF-8 bytes (writeUTF would stop at 64 KB). */
+    private static void writePayload(DataOutputStream out, String payload) throws IOException {
+        if (payload == null) {
+            out.writeInt(-1);
+            return;
+        }
+        byte[] bytes = payload.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static String readPayload(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        if (length < 0) {
+            return null;
+        }
+        byte[] bytes = in.readNBytes(length);
+        if (bytes.length != length) {
+            throw new EOFException("p-bucket record cut short in its payload");
+        }
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     public void delete(long windowEnd) throws IOException {

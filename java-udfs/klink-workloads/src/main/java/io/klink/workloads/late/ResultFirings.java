@@ -2,11 +2,13 @@ package io.klink.workloads.late;
 
 import io.klink.metrics.Envelope;
 import io.klink.metrics.TumblingWindows;
+import io.klink.scheduler.LiveHeap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -23,6 +25,9 @@ public class ResultFirings extends AbstractStreamOperator<Envelope>
         implements OneInputStreamOperator<Envelope, Envelope> {
 
     public static final String DROPPED_KEY = "#dropped";
+    /** The gauge of the TaskManager's live heap (after its latest GC) that klinkctl's late-state.csv reads over
+     *  REST: here because every late-state pipeline, Flink's windows and AION's, has this operator. */
+    public static final String LIVE_HEAP_BYTES = "liveHeapBytes";
 
     private final long sizeMs;
     private final long offsetMs;
@@ -44,6 +49,7 @@ public class ResultFirings extends AbstractStreamOperator<Envelope>
         onTime = new HashMap<>();
         markers = new TreeMap<>();
         dropped = new HashMap<>();
+        getMetricGroup().gauge(LIVE_HEAP_BYTES, (Gauge<Long>) LiveHeap::bytes);
     }
 
     private long end(long timestamp) {

@@ -18,6 +18,15 @@ class AverageJobTest {
         assertArrayEquals(new double[] {532}, e.fields);
         assertNull(new AverageJob.Parse().map(Envelope.data("w7,x,1000", 1000, 0)).key);
         assertNull(new AverageJob.Parse().map(Envelope.data("7,1,1000", 1000, 0)).key);
+        assertNull(e.payload);
+    }
+
+    @Test
+    void keepsThePayloadOfAFourColumnEvent() {
+        Envelope e = new AverageJob.Parse().map(Envelope.data("w3,17,abcxyz,1000", 1000, 0));
+        assertEquals("w3", e.key);
+        assertArrayEquals(new double[] {17}, e.fields);
+        assertEquals("abcxyz", e.payload);
     }
 
     @Test
