@@ -27,7 +27,7 @@ HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time
 #: The reserved keys of the windows' RESULT rows: dropped events per window, AION's counters.
 DROPPED, AION = "#dropped", "#aion"
 AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
-                 "re_executions", "m_bucket_events", "dropped_after_purge"]
+                 "re_executions", "m_bucket_events", "dropped_after_purge", "prestaged", "staging_wait_ms"]
 #: AION's report of each window at its cleanup (io.klink.workloads.late.LateResults.STALENESS_FIELDS).
 STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness", "bound_ms"]
 
@@ -144,7 +144,8 @@ def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False
     if not aion.empty:
         from klinkctl.results.accuracy import result_fields
         last = result_fields(aion.groupby("query").tail(1))
-        counters = {name: int(last[:, i].sum()) for i, name in enumerate(AION_COUNTERS)}
+        counters = {name: int(last[:, i].sum()) for i, name in enumerate(AION_COUNTERS)
+                    if i < last.shape[1]}  # runs before pre-staging reported the first nine
     return {"windows": int(keys.groupby(["query", "window_end"]).ngroups),
             "windows_checked": int(len(windows)), "windows_equal": int(windows.sum()),
             "all_checked_equal": bool(len(windows)) and bool(windows.all()),

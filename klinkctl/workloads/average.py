@@ -29,7 +29,7 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
         plan_, config, bootstrap, JAVA_BUILDER, lateState=config.late_state,
         allowedLatenessMs=config.allowed_lateness_ms, mBucketEvents=config.m_bucket_events, rhoMin=config.rho_min,
         lateTrigger=config.late_trigger, stalenessBound=config.staleness_bound,
-        cleanupCoverage=config.predictive_cleanup))
+        cleanupCoverage=config.predictive_cleanup, prestaging=config.prestaging))
 
 
 def generator_args(config: RunSpec) -> list[str]:

@@ -110,10 +110,13 @@ def test_the_final_execution_is_compared_and_a_missing_late_event_is_a_mismatch(
                            "sum": 2.0, "checked": False}])
     ok = results_rows([(1000, "w1", 3, [4.0, 12.0, 3, 2, 1]), (1000, "w1", 2, [5.0, 10.0, 2, 1, 0]),
                        (2000, "w1", 1, [9.0, 9.0, 1, 1, 0]), (1000, "#dropped", 2, None),
-                       (1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8, 9])])
+                       (1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])])
     report = late_state.verdict(ok, exact)
     assert (report["windows_checked"], report["windows_equal"], report["all_checked_equal"]) == (1, 1, True)
     assert (report["late_accepted"], report["late_dropped"], report["aion"]["destaged"]) == (1, 2, 3)
+    assert (report["aion"]["prestaged"], report["aion"]["staging_wait_ms"]) == (10, 11)
+    older = pd.concat([ok.iloc[:-1], results_rows([(1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8, 9])])])
+    assert "prestaged" not in late_state.verdict(older, exact)["aion"]
     stale = results_rows([(1000, "w1", 2, [5.0, 10.0, 2, 1, 0])])
     report = late_state.verdict(stale, exact)
     assert (report["windows_equal"], report["all_checked_equal"]) == (0, False)

@@ -94,7 +94,8 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
             reported = c;
             Envelope counters = Envelope.result(COUNTERS_KEY, Math.max(0, windows.watermark()), c.mBucketEvents());
             counters.fields = new double[] {c.lateAccepted(), c.lateDropped(), c.destaged(), c.lateWrites(),
-                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents(), c.droppedAfterPurge()};
+                    c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents(), c.droppedAfterPurge(),
+                    c.prestaged(), c.stagingWaitMs()};
             output.collect(new StreamRecord<>(counters, counters.timestamp));
         }
     }

@@ -26,6 +26,9 @@ import java.util.concurrent.ExecutionException;
  *       {@link LateExecutions} decides: every tick, or §3.4's staleness trigger): the p-bucket is staged back at
  *       the highest I/O priority, the whole window recomputed over bootstrap + staged events (the generic,
  *       non-incremental case of §2), and the staged events freed.
+ *   <li>Proactive caching (§3.2, with a pre-staging lead): a past window with new events whose next execution
+ *       is due within the lead has its p-bucket read ahead ({@link #prestageIfDue}); late events written after
+ *       that read are kept beside it until the execution.
  *   <li>Cleanup at end − 1 + L_w ≤ watermark: a window with new events executes a last time, reports its
  *       staleness and bound ({@link #drainReports}), and its p-bucket is deleted. L_w is the fixed L, or with
  *       §3.4's predictive cleanup ({@link PredictiveCleanup}) the bound set when the window was created; an event
@@ -36,15 +39,23 @@ public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
     public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                           String lateTrigger, double stalenessBound, double cleanupCoverage)
+                           String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs)
             implements java.io.Serializable {
         public Settings {
-            if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)) {
+            if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)
+                    || prestageAheadMs < 0) {
                 throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
-                        + ">= 1 event and 0 <= rho_min <= 1; got " + this);
+                        + ">= 1 event, 0 <= rho_min <= 1 and a pre-staging lead >= 0; got " + this);
             }
             new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
             new PredictiveCleanup(cleanupCoverage, allowedLatenessMs);  // and a bad coverage
+        }
+
+        /** Staging on demand (no pre-staging). */
+        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
+                        String lateTrigger, double stalenessBound, double cleanupCoverage) {
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound,
+                    cleanupCoverage, 0);
         }
 
         /** The fixed bound: every window kept for the allowed lateness. */
@@ -58,10 +69,17 @@ public final class AionWindows implements AutoCloseable {
             this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1, 0);
         }
 
+        /** The same with §3.2's proactive caching: a window's p-bucket is staged once its next execution is due
+         *  within {@code aheadMs} of watermark time (0: on demand). */
+        public Settings prestagingAhead(long aheadMs) {
+            return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
+                    stalenessBound, cleanupCoverage, aheadMs);
+        }
+
         /** The same at another window offset. */
         public Settings at(long offset) {
             return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage);
+                    stalenessBound, cleanupCoverage, prestageAheadMs);
         }
     }
 
@@ -73,7 +91,8 @@ public final class AionWindows implements AutoCloseable {
 
     /** What AION did so far (docs/late-state.md). */
     public record Counters(long lateAccepted, long lateDropped, long destaged, long lateWrites, long overflowWrites,
-                           long staged, long reExecutions, long mBucketEvents, long droppedAfterPurge) {}
+                           long staged, long reExecutions, long mBucketEvents, long droppedAfterPurge,
+                           long prestaged, long stagingWaitMs) {}
 
     private static final class Window {
         final long boundMs;  // how long after its end it takes late events (§3.4 predictive cleanup)
@@ -84,6 +103,8 @@ public final class AionWindows implements AutoCloseable {
         int executions;
         final Map<String, Long> lateByKey = new HashMap<>();
         final LateExecutions.Window staleness = new LateExecutions.Window();
+        CompletableFuture<List<LateEvent>> prestaged;  // its p-bucket read ahead of its next execution (§3.2)
+        List<LateEvent> fresh = new ArrayList<>();  // late events written after that read was submitted
 
         Window(long boundMs) {
             this.boundMs = boundMs;
@@ -100,7 +121,7 @@ public final class AionWindows implements AutoCloseable {
     private final TreeMap<Long, Window> windows = new TreeMap<>();
     private long watermark = Long.MIN_VALUE;
     private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
-    private long droppedAfterPurge;
+    private long droppedAfterPurge, prestagedReads, stagingWaitNs;
 
     public AionWindows(Settings settings, PBuckets store, IoScheduler io) {
         this.settings = settings;
@@ -149,6 +170,10 @@ public final class AionWindows implements AutoCloseable {
             lateAccepted++;
             lateWrites++;
             write(end, w, List.of(event), Priority.LATE_WRITE);
+            if (w.prestaged != null) {
+                w.fresh.add(event);  // on disk too, but after the read ahead: it will not see this one
+            }
+            prestageIfDue(end, w);
         } else if (w.mBucket.size() < settings.mBucketEvents()) {
             w.mBucket.add(event);
         } else {
@@ -178,6 +203,7 @@ public final class AionWindows implements AutoCloseable {
             }
         }
         out.addAll(reExecute());
+        windows.forEach(this::prestageIfDue);
         cleanup.advance(watermark);
         purged.headMap(watermark - settings.allowedLatenessMs() + 1, true).clear();  // past the fixed bound
         for (Map.Entry<Long, Window> e : List.copyOf(windows.entrySet())) {
@@ -218,8 +244,10 @@ public final class AionWindows implements AutoCloseable {
             CompletableFuture<List<LateEvent>> stagedEvents = staging.set(i, null);
             if (stagedEvents != null) {
                 events.addAll(await(stagedEvents));
+                events.addAll(w.fresh);
                 staged += events.size() - w.mBucket.size();
             }
+            w.fresh = new ArrayList<>();
             execute(end, w, events, out);
             w.dirty = false;
             if (w.executions == 1) {
@@ -253,12 +281,37 @@ public final class AionWindows implements AutoCloseable {
         return out;
     }
 
-    /** The window's p-bucket read back at the highest I/O priority; null if it has nothing on disk. */
+    /** The window's p-bucket as read ahead, or read back now at the highest I/O priority; null if it has nothing
+     *  on disk. */
     private CompletableFuture<List<LateEvent>> stage(long end) {
-        return windows.get(end).pEvents > 0 ? io.submit(end, Priority.PRESTAGE, () -> store.read(end)) : null;
+        Window w = windows.get(end);
+        CompletableFuture<List<LateEvent>> ahead = w.prestaged;
+        w.prestaged = null;
+        if (ahead != null) {
+            return ahead;
+        }
+        return w.pEvents > 0 ? io.submit(end, Priority.PRESTAGE, () -> store.read(end)) : null;
     }
 
-    private static List<LateEvent> await(CompletableFuture<List<LateEvent>> future) {
+    /**
+     * §3.2's proactive caching: once a past window with new late events is due to execute within the pre-staging
+     * lead (its next planned age or its cleanup, in watermark time; with the watermark trigger, at once), its
+     * p-bucket is read now, so the execution finds it in memory instead of waiting for the disk.
+     */
+    private void prestageIfDue(long end, Window w) {
+        long ahead = settings.prestageAheadMs();
+        if (ahead <= 0 || w.prestaged != null || !w.dirty || w.executions == 0 || w.pEvents == 0) {
+            return;
+        }
+        long age = age(end) + ahead;
+        if (executions.dueBy(w.staleness, age) || age >= w.boundMs) {
+            w.prestaged = io.submit(end, Priority.PRESTAGE, () -> store.read(end));
+            prestagedReads++;
+        }
+    }
+
+    private List<LateEvent> await(CompletableFuture<List<LateEvent>> future) {
+        long start = System.nanoTime();
         try {
             return future.get();
         } catch (InterruptedException e) {
@@ -266,6 +319,8 @@ public final class AionWindows implements AutoCloseable {
             throw new IllegalStateException("interrupted while staging a p-bucket", e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("staging a p-bucket failed: " + e.getCause(), e.getCause());
+        } finally {
+            stagingWaitNs += System.nanoTime() - start;
         }
     }
 
@@ -300,7 +355,7 @@ public final class AionWindows implements AutoCloseable {
     public Counters counters() {
         long inMemory = windows.values().stream().mapToLong(w -> w.mBucket.size()).sum();
         return new Counters(lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions,
-                inMemory, droppedAfterPurge);
+                inMemory, droppedAfterPurge, prestagedReads, stagingWaitNs / 1_000_000);
     }
 
     public long watermark() {

@@ -95,6 +95,12 @@ final class LateExecutions {
         return !staleness || passed || cleanup;
     }
 
+    /** Whether the window's next planned execution falls at or before this age (always, with the watermark
+     *  trigger: a window with new events executes on the next tick); consumes nothing. */
+    boolean dueBy(Window w, long age) {
+        return !staleness || (w.next < w.plan.length && w.plan[w.next] <= age);
+    }
+
     /** A re-execution at this age. */
     void executed(Window w, long age) {
         w.maxTn = Math.max(w.maxTn, (double) (age - w.lastAge) * w.lateSince);

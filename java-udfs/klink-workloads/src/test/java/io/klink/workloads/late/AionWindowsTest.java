@@ -21,8 +21,11 @@ class AionWindowsTest {
     Path tmp;
 
     private AionWindows windows(long latenessMs, int mBucket, double rho) {
-        return new AionWindows(new AionWindows.Settings(1000, 0, latenessMs, mBucket, rho),
-                new PBuckets(tmp.resolve("q00-0")), new IoScheduler("test-io", true));
+        return windows(new AionWindows.Settings(1000, 0, latenessMs, mBucket, rho));
+    }
+
+    private AionWindows windows(AionWindows.Settings settings) {
+        return new AionWindows(settings, new PBuckets(tmp.resolve("q00-0")), new IoScheduler("test-io", true));
     }
 
     private static LateEvent e(String key, double value, long t) {
@@ -96,11 +99,61 @@ class AionWindowsTest {
     }
 
     @Test
+    void aPrestagedWindowExecutesOverItsReadAheadAndTheLateEventsThatCameAfterIt() throws Exception {
+        try (AionWindows w = windows(new AionWindows.Settings(1000, 0, 10_000, 100, 0.0).prestagingAhead(200))) {
+            w.add(e("a", 1, 100));
+            w.add(e("a", 2, 200));
+            w.advance(999);  // fires, destages both
+            assertEquals(0, w.counters().prestaged(), "nothing new: nothing to read ahead");
+            w.add(e("a", 10, 300));  // late: read ahead at once (the watermark trigger executes on the next tick)
+            assertEquals(1, w.counters().prestaged());
+            w.add(e("a", 100, 400));  // after the read: kept beside it
+            assertEquals(List.of(new AionWindows.Result(1000, "a", 113, 4, 2, 2)), w.reExecute());
+            assertEquals(1, w.counters().prestaged());
+            w.add(e("a", 1000, 500));
+            assertEquals(List.of(new AionWindows.Result(1000, "a", 1113, 5, 3, 3)), w.reExecute());
+            assertEquals(2, w.counters().prestaged());
+        }
+    }
+
+    @Test
+    void withTheStalenessTriggerAWindowIsReadAheadOnlyWhenItsNextPlannedExecutionIsNear() throws Exception {
+        AionWindows.Settings settings = new AionWindows.Settings(1000, 0, 10_000, 100, 0.0, "staleness", 0.05)
+                .prestagingAhead(200);
+        try (AionWindows w = windows(settings)) {
+            w.add(e("a", 1, 100));
+            w.advance(999);
+            w.add(e("a", 2, 200));  // late at age 0; the uniform prior's first planned age is far beyond 200 ms
+            assertEquals(0, w.counters().prestaged());
+            long age = 0;
+            while (w.counters().prestaged() == 0 && age < 10_000) {
+                age += 100;
+                assertTrue(w.advance(999 + age).isEmpty() || w.counters().prestaged() > 0);
+            }
+            assertEquals(1, w.counters().prestaged(), "read ahead before its first planned execution");
+            List<AionWindows.Result> results = new java.util.ArrayList<>();
+            for (int i = 0; i < 3 && results.isEmpty(); i++) {
+                age += 100;
+                results = w.advance(999 + age);
+            }
+            assertEquals(List.of(new AionWindows.Result(1000, "a", 3, 2, 2, 1)), results);
+        }
+    }
+
+    @Test
     void finalResultsEqualARecomputationOfEveryAcceptedEventWhateverTheArrivalOrder() throws Exception {
+        finalResultsAreExact(new AionWindows.Settings(1000, 0, 5000, 4, 0.1), 14_000);
+        finalResultsAreExact(new AionWindows.Settings(1000, 0, 5000, 4, 0.1).prestagingAhead(200), 14_000);
+        // the staleness trigger executes a window's last late events at its cleanup: those cleaned up
+        finalResultsAreExact(new AionWindows.Settings(1000, 0, 5000, 4, 0.1, "staleness", 0.05)
+                .prestagingAhead(200), 9_000);
+    }
+
+    private void finalResultsAreExact(AionWindows.Settings settings, long lastChecked) throws Exception {
         SplittableRandom rng = new SplittableRandom(7);
         Map<String, double[]> exact = new HashMap<>();
         Map<String, AionWindows.Result> last = new HashMap<>();
-        try (AionWindows w = windows(5000, 4, 0.1)) {
+        try (AionWindows w = windows(settings)) {
             long maxSeen = 0;
             for (int i = 0; i < 3000; i++) {
                 long t = i * 5L;
@@ -123,7 +176,7 @@ class AionWindowsTest {
             assertTrue(w.counters().destaged() > 0 && w.counters().reExecutions() > 0);
         }
         exact.forEach((k, acc) -> {
-            if (Long.parseLong(k.split("/")[0]) <= 14_000) {  // windows the last watermark fired
+            if (Long.parseLong(k.split("/")[0]) <= lastChecked) {  // windows the last watermark fired
                 assertEquals(acc[0], last.get(k).sum(), k);
                 assertEquals((long) acc[1], last.get(k).count(), k);
             }
