@@ -188,9 +188,10 @@ class LateStateOptions(Section):
                                     "t·n/(T·N) allowed between a window's executions; in (0, 1].", workloads=LATE,
                                     gt=0, le=1)
     prestaging: bool = option(True, "average, aion: §3.2's proactive caching: a past window's p-bucket is read back "
-                              "one watermark interval before its next execution is due (with the watermark trigger: "
-                              "as soon as it has new late events), so the execution finds it in memory. "
-                              "--no-prestaging: read on demand when it executes (the paper's ablation).",
+                              "one watermark interval plus its expected staging time (Δt, measured per event) "
+                              "before its next execution is due (with the watermark trigger: as soon as it has new "
+                              "late events), so the execution finds it in memory. --no-prestaging: read on demand "
+                              "when it executes (the paper's ablation).",
                               workloads=LATE)
     predictive_cleanup: float = option(0.0, "average, aion: §3.4's predictive cleanup: each new window is kept for "
                                        "the lateness covering this fraction of the late events observed (upper 95 % "

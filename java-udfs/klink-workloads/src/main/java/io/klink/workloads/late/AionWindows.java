@@ -26,9 +26,9 @@ import java.util.concurrent.ExecutionException;
  *       {@link LateExecutions} decides: every tick, or §3.4's staleness trigger): the p-bucket is staged back at
  *       the highest I/O priority, the whole window recomputed over bootstrap + staged events (the generic,
  *       non-incremental case of §2), and the staged events freed.
- *   <li>Proactive caching (§3.2, with a pre-staging lead): a past window with new events whose next execution
- *       is due within the lead has its p-bucket read ahead ({@link #prestageIfDue}); late events written after
- *       that read are kept beside it until the execution.
+ *   <li>Proactive caching (§3.2, with a tick as pre-staging lead): a past window with new events whose next
+ *       execution is due within a tick plus its expected staging time Δt has its p-bucket read ahead
+ *       ({@link #prestageIfDue}); late events written after that read are kept beside it until the execution.
  *   <li>Cleanup at end − 1 + L_w ≤ watermark: a window with new events executes a last time, reports its
  *       staleness and bound ({@link #drainReports}), and its p-bucket is deleted. L_w is the fixed L, or with
  *       §3.4's predictive cleanup ({@link PredictiveCleanup}) the bound set when the window was created; an event
@@ -69,11 +69,12 @@ public final class AionWindows implements AutoCloseable {
             this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1, 0);
         }
 
-        /** The same with §3.2's proactive caching: a window's p-bucket is staged once its next execution is due
-         *  within {@code aheadMs} of watermark time (0: on demand). */
-        public Settings prestagingAhead(long aheadMs) {
+        /** The same with §3.2's proactive caching, checked every {@code tickMs} (the watermark interval): a window's
+         *  p-bucket is staged once its next execution is due within a tick plus its expected staging time (0: on
+         *  demand). */
+        public Settings prestagingAhead(long tickMs) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, aheadMs);
+                    stalenessBound, cleanupCoverage, tickMs);
         }
 
         /** The same at another window offset. */
@@ -122,6 +123,7 @@ public final class AionWindows implements AutoCloseable {
     private long watermark = Long.MIN_VALUE;
     private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
     private long droppedAfterPurge, prestagedReads, stagingWaitNs;
+    private volatile double stagingNsPerEvent = Double.NaN;  // measured by the I/O thread, read by the operator
 
     public AionWindows(Settings settings, PBuckets store, IoScheduler io) {
         this.settings = settings;
@@ -290,22 +292,45 @@ public final class AionWindows implements AutoCloseable {
         if (ahead != null) {
             return ahead;
         }
-        return w.pEvents > 0 ? io.submit(end, Priority.PRESTAGE, () -> store.read(end)) : null;
+        return w.pEvents > 0 ? read(end) : null;
+    }
+
+    /** A staging read of the window's p-bucket at the highest priority, timed: Δt per staged event (§3.2). */
+    private CompletableFuture<List<LateEvent>> read(long end) {
+        return io.submit(end, Priority.PRESTAGE, () -> {
+            long start = System.nanoTime();
+            List<LateEvent> events = store.read(end);
+            if (!events.isEmpty()) {
+                double perEvent = (double) (System.nanoTime() - start) / events.size();
+                double before = stagingNsPerEvent;
+                stagingNsPerEvent = Double.isNaN(before) ? perEvent : 0.8 * before + 0.2 * perEvent;
+            }
+            return events;
+        });
+    }
+
+    /** How long staging the window's p-bucket is expected to take: its events times the measured time per event
+     *  (0 before any staging was measured). */
+    private long stagingEstimateMs(Window w) {
+        double perEvent = stagingNsPerEvent;
+        return Double.isNaN(perEvent) ? 0 : (long) Math.ceil(perEvent * w.pEvents / 1e6);
     }
 
     /**
-     * §3.2's proactive caching: once a past window with new late events is due to execute within the pre-staging
-     * lead (its next planned age or its cleanup, in watermark time; with the watermark trigger, at once), its
-     * p-bucket is read now, so the execution finds it in memory instead of waiting for the disk.
+     * §3.2's proactive caching: a past window with new late events whose next execution (its next planned age or
+     * its cleanup, in watermark time; with the watermark trigger the next tick) is due within the lead — one tick
+     * ({@code prestageAheadMs}, when this is checked next) plus Δt, the time staging its p-bucket is expected to
+     * take from the staging time per event measured so far — has its p-bucket read now, so the execution finds it
+     * in memory instead of waiting for the disk.
      */
     private void prestageIfDue(long end, Window w) {
-        long ahead = settings.prestageAheadMs();
-        if (ahead <= 0 || w.prestaged != null || !w.dirty || w.executions == 0 || w.pEvents == 0) {
+        long tick = settings.prestageAheadMs();
+        if (tick <= 0 || w.prestaged != null || !w.dirty || w.executions == 0 || w.pEvents == 0) {
             return;
         }
-        long age = age(end) + ahead;
+        long age = age(end) + tick + stagingEstimateMs(w);
         if (executions.dueBy(w.staleness, age) || age >= w.boundMs) {
-            w.prestaged = io.submit(end, Priority.PRESTAGE, () -> store.read(end));
+            w.prestaged = read(end);
             prestagedReads++;
         }
     }

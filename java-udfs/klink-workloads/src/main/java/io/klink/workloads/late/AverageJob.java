@@ -66,7 +66,7 @@ public final class AverageJob {
         if (config.lateState().equals("aion")) {  // refuse bad settings when the job is built, not in a task
             aion = new AionWindows.Settings(config.windowMs(), 0, config.allowedLatenessMs(), config.mBucketEvents(),
                     config.rhoMin(), config.lateTrigger(), config.stalenessBound(), config.cleanupCoverage())
-                    .prestagingAhead(config.prestaging() ? run.watermarkIntervalMs() : 0);  // §3.2: one period
+                    .prestagingAhead(config.prestaging() ? run.watermarkIntervalMs() : 0);  // checked every tick
         }
         for (Query query : run.queries()) {
             addQuery(env, run, config, aion, query);
