@@ -129,6 +129,12 @@ def late_triggers() -> tuple[str, ...]:
     return _names("lateTriggers")
 
 
+def destage_orders() -> tuple[str, ...]:
+    """Which window AION destages first when memory is moderately scarce
+    (io.klink.workloads.late.DestagePolicies.ORDERS)."""
+    return _names("destageOrders")
+
+
 def late_state_backend_class(name: str) -> str:
     """The Flink class a late state needs in the cluster (its state backend's)."""
     return next(s["backendClass"] for s in load()["lateStates"] if s["name"] == name)

@@ -40,3 +40,14 @@ def check(late_state: str, sampler: str, late_trigger: str = "watermark", predic
     if classes is not None and needed not in classes:
         raise KlinkError(f"--late-state {late_state} needs {needed}, which the installed Flink lacks; "
                          f"choose another of {', '.join(catalog.late_states())}")
+
+
+def check_destaging(late_state: str, idle_ms: int, scarce: float, very_scarce: float) -> None:
+    """One line if §3.2's additional destaging policies are asked of Flink's window operator, or the very-scarce
+    threshold lies above the moderately-scarce one."""
+    if (idle_ms or scarce or very_scarce) and late_state != "aion":
+        raise KlinkError("--destage-idle, --destage-scarce and --destage-very-scarce are AION's (--late-state aion); "
+                         "Flink's window operator keeps every window's state where its state backend does")
+    if scarce and very_scarce > scarce:
+        raise KlinkError(f"--destage-very-scarce {very_scarce} is above --destage-scarce {scarce}: very scarce means "
+                         "less free heap than moderately scarce; lower it or raise --destage-scarce")

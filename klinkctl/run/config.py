@@ -50,6 +50,8 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.workload == "average":
             from klinkctl import late_backends  # reads the installed Flink's jar: only for this workload
             late_backends.check(self.late_state, self.sampler, self.late_trigger, self.predictive_cleanup)
+            late_backends.check_destaging(self.late_state, self.destage_idle_ms, self.destage_scarce,
+                                          self.destage_very_scarce)
         self._validate_sampler()
         if self.stressed and self.slide_ms % 3:
             raise KlinkError(f"--stressed makes the toll window a third of --slide; {self.slide_ms} ms is not "

@@ -27,7 +27,8 @@ HEAP_METRICS = "Status.JVM.Memory.Heap.Used,Status.JVM.GarbageCollector.All.Time
 #: The reserved keys of the windows' RESULT rows: dropped events per window, AION's counters.
 DROPPED, AION = "#dropped", "#aion"
 AION_COUNTERS = ["late_accepted", "late_dropped", "destaged", "late_writes", "overflow_writes", "staged",
-                 "re_executions", "m_bucket_events", "dropped_after_purge", "prestaged", "staging_wait_ms"]
+                 "re_executions", "m_bucket_events", "dropped_after_purge", "prestaged", "staging_wait_ms",
+                 "idle_destaged", "scarce_destaged"]
 #: AION's report of each window at its cleanup (io.klink.workloads.late.LateResults.STALENESS_FIELDS).
 STALENESS, STALENESS_FIELDS = "#staleness", ["executions", "planned", "late_events", "max_staleness", "bound_ms"]
 

@@ -29,7 +29,9 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
         plan_, config, bootstrap, JAVA_BUILDER, lateState=config.late_state,
         allowedLatenessMs=config.allowed_lateness_ms, mBucketEvents=config.m_bucket_events, rhoMin=config.rho_min,
         lateTrigger=config.late_trigger, stalenessBound=config.staleness_bound,
-        cleanupCoverage=config.predictive_cleanup, prestaging=config.prestaging))
+        cleanupCoverage=config.predictive_cleanup, prestaging=config.prestaging,
+        destageIdleMs=config.destage_idle_ms, destageScarce=config.destage_scarce,
+        destageVeryScarce=config.destage_very_scarce, destageOrder=config.destage_order))
 
 
 def generator_args(config: RunSpec) -> list[str]:

@@ -193,6 +193,19 @@ class LateStateOptions(Section):
                               "late events), so the execution finds it in memory. --no-prestaging: read on demand "
                               "when it executes (the paper's ablation).",
                               workloads=LATE)
+    destage_idle_ms: int = option(0, "average, aion: §3.2's local policy 2: destage a current window (all but its "
+                                  "ρ_min bootstrap set) once it got neither an event nor a watermark for this long "
+                                  "of processing time (τ); 0 = off.", duration=True, workloads=LATE, ge=0,
+                                  le=MAX_LATENESS_MS)
+    destage_scarce: float = option(0.0, "average, aion: §3.2's global policy: while the TaskManager's free heap (after "
+                                   "its latest GC) is below this fraction, destage one current window per tick, in "
+                                   "--destage-order; 0 = off.", workloads=LATE, ge=0, lt=1)
+    destage_very_scarce: float = option(0.0, "average, aion: §3.2's global policy: while the free heap is below this "
+                                        "fraction (the paper's example: 0.1), destage every current window; 0 = off; "
+                                        "at most --destage-scarce when that is set.", workloads=LATE, ge=0, lt=1)
+    destage_order: str = option("size", "average, aion, --destage-scarce: which window goes first: size = the "
+                                "largest m-bucket (faster savings), rate = the slowest ingestion (least delay).",
+                                choices=catalog.destage_orders, workloads=LATE)
     predictive_cleanup: float = option(0.0, "average, aion: §3.4's predictive cleanup: each new window is kept for "
                                        "the lateness covering this fraction of the late events observed (upper 95 % "
                                        "confidence bound, e.g. 0.99), at most --allowed-lateness (the conservative "

@@ -32,6 +32,10 @@ from klinkctl.workloads import average
     ("--staleness-bound", "1.5", "--staleness-bound"),
     ("--predictive-cleanup", "1", "--predictive-cleanup"),
     ("--payload-bytes", "70000", "--payload-bytes"),
+    ("--destage-scarce", "1", "--destage-scarce"),
+    ("--destage-very-scarce", "-0.1", "--destage-very-scarce"),
+    ("--destage-order", "fifo", "fifo"),
+    ("--destage-idle", "10", "unit"),
     ("--payload-bytes", "-1", "--payload-bytes"),
 ])
 def test_bad_late_state_input_is_one_line_and_starts_nothing(tmp_path, option, value, message):
@@ -65,6 +69,18 @@ def test_options_parse_with_units_and_belong_to_the_average_workload_only():
         resolve(None, {"workload": "average", "predictive_cleanup": 0.99})
     with pytest.raises(KlinkError, match="--staleness-bound applies to the average workload only"):
         resolve(None, {"workload": "ysb", "staleness_bound": 0.1})
+
+
+def test_destaging_policies_are_aions_and_very_scarce_is_below_scarce():
+    config = resolve(None, {"workload": "average", "late_state": "aion", "destage_idle": "2s", "destage_scarce": 0.3,
+                            "destage_very_scarce": 0.1, "destage_order": "rate"})
+    assert (config.destage_idle_ms, config.destage_scarce, config.destage_very_scarce, config.destage_order) == (
+        2000, 0.3, 0.1, "rate")
+    assert resolve(None, {"workload": "average", "late_state": "aion", "destage_very_scarce": 0.1}).destage_scarce == 0
+    with pytest.raises(KlinkError, match="^--destage-idle, --destage-scarce and --destage-very-scarce are AION's"):
+        resolve(None, {"workload": "average", "late_state": "flink-heap", "destage_scarce": 0.3})
+    with pytest.raises(KlinkError, match="^--destage-very-scarce 0.4 is above --destage-scarce 0.3"):
+        resolve(None, {"workload": "average", "late_state": "aion", "destage_scarce": 0.3, "destage_very_scarce": 0.4})
 
 
 def test_a_state_backend_the_installed_flink_lacks_is_refused(monkeypatch):
@@ -110,11 +126,12 @@ def test_the_final_execution_is_compared_and_a_missing_late_event_is_a_mismatch(
                            "sum": 2.0, "checked": False}])
     ok = results_rows([(1000, "w1", 3, [4.0, 12.0, 3, 2, 1]), (1000, "w1", 2, [5.0, 10.0, 2, 1, 0]),
                        (2000, "w1", 1, [9.0, 9.0, 1, 1, 0]), (1000, "#dropped", 2, None),
-                       (1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])])
+                       (1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])])
     report = late_state.verdict(ok, exact)
     assert (report["windows_checked"], report["windows_equal"], report["all_checked_equal"]) == (1, 1, True)
     assert (report["late_accepted"], report["late_dropped"], report["aion"]["destaged"]) == (1, 2, 3)
     assert (report["aion"]["prestaged"], report["aion"]["staging_wait_ms"]) == (10, 11)
+    assert (report["aion"]["idle_destaged"], report["aion"]["scarce_destaged"]) == (12, 13)
     older = pd.concat([ok.iloc[:-1], results_rows([(1000, "#aion", 0, [1, 2, 3, 4, 5, 6, 7, 8, 9])])])
     assert "prestaged" not in late_state.verdict(older, exact)["aion"]
     stale = results_rows([(1000, "w1", 2, [5.0, 10.0, 2, 1, 0])])

@@ -66,6 +66,8 @@ public final class Catalog {
                 "backendClass", s.backendClass())).toList());
         c.put("lateTriggers", io.klink.workloads.late.AionWindows.LATE_TRIGGERS.stream().map(n -> entry("name", n))
                 .toList());
+        c.put("destageOrders", io.klink.workloads.late.DestagePolicies.ORDERS.stream().map(n -> entry("name", n))
+                .toList());
         c.put("rideAggregates", Arrays.stream(RideAggregate.values()).map(a -> entry("name", a.label)).toList());
         c.put("stageCosts", Arrays.stream(StageCost.values()).map(s -> entry("name", s.name)).toList());
         return c;

@@ -1,6 +1,7 @@
 package io.klink.workloads.late;
 
 import io.klink.metrics.Envelope;
+import io.klink.scheduler.LiveHeap;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.metrics.Gauge;
@@ -54,13 +55,15 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
         pBucketDir = PBucketDirectory.choose(tmpDirs, runId, id, subtask, PBucketDirectory.MIN_FREE_BYTES);
         PBuckets buckets = new PBuckets(pBucketDir);
         getMetricGroup().gauge(P_BUCKET_BYTES, (Gauge<Long>) buckets::bytes);
-        windows = new AionWindows(settings, buckets, new IoScheduler("aion-io-" + id, true));
+        windows = new AionWindows(settings, buckets, new IoScheduler("aion-io-" + id, true),
+                () -> getProcessingTimeService().getCurrentProcessingTime(), () -> 1.0 - LiveHeap.fraction());
         schedule();
     }
 
     private void schedule() {
         long now = getProcessingTimeService().getCurrentProcessingTime();
         getProcessingTimeService().registerTimer(now + reExecuteMs, time -> {
+            windows.tick();
             emit(windows.reExecute());
             schedule();
         });
@@ -95,7 +98,7 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
             Envelope counters = Envelope.result(COUNTERS_KEY, Math.max(0, windows.watermark()), c.mBucketEvents());
             counters.fields = new double[] {c.lateAccepted(), c.lateDropped(), c.destaged(), c.lateWrites(),
                     c.overflowWrites(), c.staged(), c.reExecutions(), c.mBucketEvents(), c.droppedAfterPurge(),
-                    c.prestaged(), c.stagingWaitMs()};
+                    c.prestaged(), c.stagingWaitMs(), c.idleDestaged(), c.scarceDestaged()};
             output.collect(new StreamRecord<>(counters, counters.timestamp));
         }
     }

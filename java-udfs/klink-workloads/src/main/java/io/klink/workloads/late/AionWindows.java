@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * AION's window state (seed aion-late-events-esteves.txt §3.1–3.3) for tumbling event-time windows with an allowed
@@ -39,7 +41,8 @@ public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
     public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                           String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs)
+                           String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs,
+                           DestagePolicies destaging)
             implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)
@@ -49,6 +52,14 @@ public final class AionWindows implements AutoCloseable {
             }
             new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
             new PredictiveCleanup(cleanupCoverage, allowedLatenessMs);  // and a bad coverage
+            java.util.Objects.requireNonNull(destaging, "destaging policies");
+        }
+
+        /** Only the standard policy's destaging. */
+        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
+                        String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs) {
+            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound,
+                    cleanupCoverage, prestageAheadMs, DestagePolicies.NONE);
         }
 
         /** Staging on demand (no pre-staging). */
@@ -74,13 +85,19 @@ public final class AionWindows implements AutoCloseable {
          *  demand). */
         public Settings prestagingAhead(long tickMs) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, tickMs);
+                    stalenessBound, cleanupCoverage, tickMs, destaging);
+        }
+
+        /** The same with §3.2's additional destaging policies. */
+        public Settings destaging(DestagePolicies policies) {
+            return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
+                    stalenessBound, cleanupCoverage, prestageAheadMs, policies);
         }
 
         /** The same at another window offset. */
         public Settings at(long offset) {
             return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, prestageAheadMs);
+                    stalenessBound, cleanupCoverage, prestageAheadMs, destaging);
         }
     }
 
@@ -93,7 +110,7 @@ public final class AionWindows implements AutoCloseable {
     /** What AION did so far (docs/late-state.md). */
     public record Counters(long lateAccepted, long lateDropped, long destaged, long lateWrites, long overflowWrites,
                            long staged, long reExecutions, long mBucketEvents, long droppedAfterPurge,
-                           long prestaged, long stagingWaitMs) {}
+                           long prestaged, long stagingWaitMs, long idleDestaged, long scarceDestaged) {}
 
     private static final class Window {
         final long boundMs;  // how long after its end it takes late events (§3.4 predictive cleanup)
@@ -107,8 +124,15 @@ public final class AionWindows implements AutoCloseable {
         CompletableFuture<List<LateEvent>> prestaged;  // its p-bucket read ahead of its next execution (§3.2)
         List<LateEvent> fresh = new ArrayList<>();  // late events written after that read was submitted
 
-        Window(long boundMs) {
+        final long createdMs;
+        long lastEventMs;
+        long events;  // added while current, for its ingestion rate
+        int bootstrap = -1;  // the first events of the m-bucket kept at its first destaging (-1: not destaged yet)
+
+        Window(long boundMs, long nowMs) {
             this.boundMs = boundMs;
+            this.createdMs = nowMs;
+            this.lastEventMs = nowMs;
         }
     }
 
@@ -124,8 +148,20 @@ public final class AionWindows implements AutoCloseable {
     private long lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions;
     private long droppedAfterPurge, prestagedReads, stagingWaitNs;
     private volatile double stagingNsPerEvent = Double.NaN;  // measured by the I/O thread, read by the operator
+    private long idleDestaged, scarceDestaged;
+    private final LongSupplier clock;
+    private final DoubleSupplier freeHeap;
+    private long lastWatermarkMs;
 
     public AionWindows(Settings settings, PBuckets store, IoScheduler io) {
+        this(settings, store, io, System::currentTimeMillis, () -> 1.0);
+    }
+
+    /** {@code clock}: processing time (ms); {@code freeHeap}: the heap's free fraction μ after the latest GC. */
+    public AionWindows(Settings settings, PBuckets store, IoScheduler io, LongSupplier clock, DoubleSupplier freeHeap) {
+        this.clock = clock;
+        this.freeHeap = freeHeap;
+        this.lastWatermarkMs = clock.getAsLong();
         this.settings = settings;
         this.store = store;
         this.io = io;
@@ -162,7 +198,9 @@ public final class AionWindows implements AutoCloseable {
             droppedAfterPurge += purgedEarly ? 1 : 0;
             return false;
         }
-        Window w = windows.computeIfAbsent(end, e -> new Window(cleanup.bound()));
+        long now = clock.getAsLong();
+        Window w = windows.computeIfAbsent(end, e -> new Window(cleanup.bound(), now));
+        w.lastEventMs = now;
         if (expired(end)) {
             w.expired = true;
             w.dirty = true;
@@ -178,6 +216,7 @@ public final class AionWindows implements AutoCloseable {
             prestageIfDue(end, w);
         } else if (w.mBucket.size() < settings.mBucketEvents()) {
             w.mBucket.add(event);
+            w.events++;
         } else {
             overflowWrites++;  // §3.2: "when the m-bucket becomes full, AION redirects new events to the p-bucket"
             write(end, w, List.of(event), Priority.LATE_WRITE);
@@ -197,6 +236,7 @@ public final class AionWindows implements AutoCloseable {
             return out;
         }
         watermark = newWatermark;
+        lastWatermarkMs = clock.getAsLong();
         for (Map.Entry<Long, Window> e : windows.entrySet()) {
             Window w = e.getValue();
             if (!w.expired && expired(e.getKey())) {
@@ -367,20 +407,69 @@ public final class AionWindows implements AutoCloseable {
 
     /** §3.2 local policy 1: on expiry, move the m-bucket to the p-bucket except the first ⌈ρ_min·n⌉ events. */
     private void destage(long end, Window w) {
-        int keep = (int) Math.ceil(settings.rhoMin() * w.mBucket.size());
+        destaged += moveToDisk(end, w);
+    }
+
+    /** Moves the m-bucket to the p-bucket except its bootstrap set: the first ⌈ρ_min·n⌉ events at its first
+     *  destaging, the same events at later ones; returns the events moved. */
+    private int moveToDisk(long end, Window w) {
+        int keep = bootstrapOf(w);
+        w.bootstrap = keep;
         if (keep >= w.mBucket.size()) {
-            return;
+            return 0;
         }
         List<LateEvent> rest = List.copyOf(w.mBucket.subList(keep, w.mBucket.size()));
         w.mBucket = new ArrayList<>(w.mBucket.subList(0, keep));
-        destaged += rest.size();
         write(end, w, rest, Priority.DESTAGE);
+        return rest.size();
+    }
+
+    /**
+     * The additional destaging policies ({@link DestagePolicies}), on a processing-time tick, for the current
+     * windows (a past one holds only its bootstrap set already): those idle for τ, then, while the heap is very
+     * scarce every one, while moderately scarce one in the policy's order. A window destaged while current keeps
+     * taking events in its m-bucket; its firing stages its p-bucket back.
+     */
+    public void tick() {
+        DestagePolicies policies = settings.destaging();
+        long now = clock.getAsLong();
+        if (policies.idleMs() > 0) {
+            for (Map.Entry<Long, Window> e : windows.entrySet()) {
+                Window w = e.getValue();
+                if (!w.expired && now - Math.max(w.lastEventMs, lastWatermarkMs) > policies.idleMs()) {
+                    idleDestaged += moveToDisk(e.getKey(), w);
+                }
+            }
+        }
+        if (!policies.anyGlobal()) {
+            return;
+        }
+        double free = freeHeap.getAsDouble();
+        if (free < policies.veryScarce()) {
+            windows.forEach((end, w) -> scarceDestaged += w.expired ? 0 : moveToDisk(end, w));
+        } else if (free < policies.scarce()) {
+            java.util.Comparator<Map.Entry<Long, Window>> order = policies.order().equals("rate")
+                    ? java.util.Comparator.comparingDouble(e -> rate(e.getValue(), now))
+                    : java.util.Comparator.comparingInt((Map.Entry<Long, Window> e) -> -e.getValue().mBucket.size());
+            windows.entrySet().stream().filter(e -> !e.getValue().expired).sorted(order)
+                    .filter(e -> bootstrapOf(e.getValue()) < e.getValue().mBucket.size())
+                    .findFirst().ifPresent(e -> scarceDestaged += moveToDisk(e.getKey(), e.getValue()));
+        }
+    }
+
+    private int bootstrapOf(Window w) {
+        return w.bootstrap >= 0 ? w.bootstrap : (int) Math.ceil(settings.rhoMin() * w.mBucket.size());
+    }
+
+    /** Events per second a window took while current (its ingestion rate). */
+    private static double rate(Window w, long now) {
+        return w.events * 1000.0 / Math.max(1, now - w.createdMs);
     }
 
     public Counters counters() {
         long inMemory = windows.values().stream().mapToLong(w -> w.mBucket.size()).sum();
         return new Counters(lateAccepted, lateDropped, destaged, lateWrites, overflowWrites, staged, reExecutions,
-                inMemory, droppedAfterPurge, prestagedReads, stagingWaitNs / 1_000_000);
+                inMemory, droppedAfterPurge, prestagedReads, stagingWaitNs / 1_000_000, idleDestaged, scarceDestaged);
     }
 
     public long watermark() {

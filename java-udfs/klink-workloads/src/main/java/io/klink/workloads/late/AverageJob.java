@@ -46,7 +46,8 @@ public final class AverageJob {
 
     /** Configuration as the harness writes it (JSON); see klinkctl/workloads/average.py. */
     public record Config(long windowMs, String lateState, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                         String lateTrigger, double stalenessBound, double cleanupCoverage, boolean prestaging) {}
+                         String lateTrigger, double stalenessBound, double cleanupCoverage, boolean prestaging,
+                         long destageIdleMs, double destageScarce, double destageVeryScarce, String destageOrder) {}
 
     /** The Flink state backend (state.backend.type) of a late state (aion keeps its windows itself). */
     static String stateBackend(String lateState) {
@@ -66,7 +67,9 @@ public final class AverageJob {
         if (config.lateState().equals("aion")) {  // refuse bad settings when the job is built, not in a task
             aion = new AionWindows.Settings(config.windowMs(), 0, config.allowedLatenessMs(), config.mBucketEvents(),
                     config.rhoMin(), config.lateTrigger(), config.stalenessBound(), config.cleanupCoverage())
-                    .prestagingAhead(config.prestaging() ? run.watermarkIntervalMs() : 0);  // checked every tick
+                    .prestagingAhead(config.prestaging() ? run.watermarkIntervalMs() : 0)  // checked every tick
+                    .destaging(new DestagePolicies(config.destageIdleMs(), config.destageScarce(),
+                            config.destageVeryScarce(), config.destageOrder()));
         }
         for (Query query : run.queries()) {
             addQuery(env, run, config, aion, query);

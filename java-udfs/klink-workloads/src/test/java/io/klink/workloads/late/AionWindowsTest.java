@@ -140,6 +140,97 @@ class AionWindowsTest {
         }
     }
 
+    private AionWindows windows(DestagePolicies policies, long[] now, double[] free) {
+        return new AionWindows(new AionWindows.Settings(1000, 0, 10_000, 100, 0.25).destaging(policies),
+                new PBuckets(tmp.resolve("q00-0")), new IoScheduler("test-io", true), () -> now[0], () -> free[0]);
+    }
+
+    @Test
+    void aWindowIdleForTauIsDestagedButItsBootstrapSetAndItsFiringStayWhole() throws Exception {
+        long[] now = {0};
+        double[] free = {1.0};
+        try (AionWindows w = windows(new DestagePolicies(500, 0, 0, "size"), now, free)) {
+            for (int i = 0; i < 8; i++) {
+                w.add(e("a", i, 100 + i));  // window [0, 1000)
+            }
+            now[0] = 400;
+            w.tick();
+            assertEquals(0, w.counters().idleDestaged(), "not idle for τ yet");
+            now[0] = 600;
+            w.tick();
+            assertEquals(6, w.counters().idleDestaged(), "8 events, ceil(0.25 * 8) = 2 stay");
+            assertEquals(2, w.counters().mBucketEvents());
+            w.add(e("a", 100, 900));  // still current: back to its m-bucket
+            now[0] = 800;
+            w.tick();
+            assertEquals(6, w.counters().idleDestaged(), "it just got an event");
+            assertEquals(List.of(new AionWindows.Result(1000, "a", 28 + 100, 9, 1, 0)), w.advance(999));
+            now[0] = 5000;
+            w.tick();
+            assertEquals(6, w.counters().idleDestaged(), "a past window keeps its bootstrap set");
+        }
+    }
+
+    @Test
+    void aModeratelyScarceHeapDestagesOneWindowPerTickInTheChosenOrderAVeryScarceOneAll() throws Exception {
+        long[] now = {0};
+        double[] free = {0.5};
+        try (AionWindows w = windows(new DestagePolicies(0, 0.3, 0.1, "size"), now, free)) {
+            for (int i = 0; i < 4; i++) {
+                w.add(e("a", 1, 100 + i));  // [0, 1000): 4 events
+            }
+            for (int i = 0; i < 8; i++) {
+                w.add(e("b", 1, 1100 + i));  // [1000, 2000): 8 events, the largest
+            }
+            w.tick();
+            assertEquals(0, w.counters().scarceDestaged(), "50 % free is not scarce");
+            free[0] = 0.2;
+            w.tick();
+            assertEquals(6, w.counters().scarceDestaged(), "the largest window first, ceil(0.25 * 8) = 2 stay");
+            w.tick();
+            assertEquals(6 + 3, w.counters().scarceDestaged(), "then the next, one per tick");
+            for (int i = 0; i < 8; i++) {
+                w.add(e("c", 1, 2100 + i));
+                w.add(e("d", 1, 3100 + i));
+            }
+            free[0] = 0.05;
+            w.tick();
+            assertEquals(9 + 6 + 6, w.counters().scarceDestaged(), "very scarce: every window at once, the "
+                    + "bootstrap sets of those destaged before kept");
+            Map<String, AionWindows.Result> fired = byKey(w.advance(3999));
+            assertEquals(4, fired.get("1000/a").count());
+            assertEquals(8, fired.get("2000/b").count());
+            assertEquals(8, fired.get("4000/d").count(), "every event counts, wherever it was");
+        }
+    }
+
+    @Test
+    void byRateTheSlowestWindowIsDestagedFirstBySizeTheLargest() throws Exception {
+        for (String order : List.of("rate", "size")) {
+            long[] now = {0};
+            double[] free = {0.2};
+            try (AionWindows w = windows(new DestagePolicies(0, 0.3, 0, order), now, free)) {
+                for (int i = 0; i < 8; i++) {
+                    w.add(e("fast", 1, 100 + i));  // [0, 1000): 8 events
+                }
+                for (int i = 0; i < 4; i++) {
+                    w.add(e("slow", 1, 1100 + i));  // [1000, 2000): 4 events in the same time
+                }
+                now[0] = 2000;
+                w.tick();
+                assertEquals(order.equals("rate") ? 3 : 6, w.counters().scarceDestaged(), order);
+            }
+        }
+    }
+
+    @Test
+    void destagingPoliciesRefuseSettingsOutOfRange() {
+        assertThrows(IllegalArgumentException.class, () -> new DestagePolicies(-1, 0, 0, "size"));
+        assertThrows(IllegalArgumentException.class, () -> new DestagePolicies(0, 1.0, 0, "size"));
+        assertThrows(IllegalArgumentException.class, () -> new DestagePolicies(0, 0.1, 0.3, "size"));
+        assertThrows(IllegalArgumentException.class, () -> new DestagePolicies(0, 0.3, 0.1, "fifo"));
+    }
+
     @Test
     void finalResultsEqualARecomputationOfEveryAcceptedEventWhateverTheArrivalOrder() throws Exception {
         finalResultsAreExact(new AionWindows.Settings(1000, 0, 5000, 4, 0.1), 14_000);
