@@ -22,6 +22,7 @@ from klinkctl import locks
 from klinkctl.cli.options import format_option
 from klinkctl.cli.output import console, format_duration, out
 from klinkctl.cli.stack import running_stack
+from klinkctl.stack.running import taskmanager_restarter
 from klinkctl.errors import ExitCode, KlinkError, StackNotRunning, SweepIncomplete
 from klinkctl.progress import eta_s
 
@@ -58,6 +59,8 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     base-seed: 42              # repetition k of every grid point uses the same seed
     warmup-runs: 1             # runs first, kept and indexed, left out of the tables (default 0)
     order: shuffled            # grid points per repetition: grid (as listed, default) or shuffled
+    on-lost-taskmanager: stop  # or restart: a run that loses a TaskManager (e.g. out of heap) does not stop
+                               # the sweep; the local stack's TaskManagers restart (restarts.csv)
     fixed: {duration: 30s, warmup: 8s, window: 3s, cores: 2, generator-cpus: "0"}
     grid: {queries: [2, 4], rate: [10000, 60000], delay: ["const:300ms"]}   # or also policy: [...]
     variants:                  # optional: named bench settings, side by side at every grid point
@@ -104,6 +107,7 @@ def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_
     if existing is not None:
         locks.hold(existing.directory / locks.SWEEP_LOCK, f"sweep {existing.directory}")
     stack, processes = (None, {}) if spec.simulated else running_stack(state_dir)
+    restart = taskmanager_restarter(stack) if stack is not None and spec.on_lost_taskmanager == "restart" else None
     target = existing or create_sweep(spec, runs, results_dir)
     locks.hold(target.directory / locks.SWEEP_LOCK, f"sweep {target.directory}")
     todo = target.unfinished()
@@ -112,7 +116,7 @@ def _run(existing: Sweep | None, spec: SweepSpec, runs: list[PlannedRun], state_
     with Progress(SpinnerColumn(), MofNCompleteColumn(), BarColumn(bar_width=24), TimeElapsedColumn(),
                   TextColumn("ETA {task.fields[eta]}"), TextColumn("{task.description}"),
                   console=console, disable=not console.is_terminal) as progress:
-        outcome = run_sweep(target, stack, processes, SweepProgress(progress, todo))
+        outcome = run_sweep(target, stack, processes, SweepProgress(progress, todo), restart)
     _report(target, outcome, console, include_invalid)
 
 
@@ -120,6 +124,9 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console, include_inva
     counts = ", ".join(f"{outcome.counts[status]} {status}" for status in ("completed", "failed", "interrupted", "pending")
                        if outcome.counts[status])
     console.print(f"sweep {target.directory}: {counts} (index.csv)", soft_wrap=True)
+    if outcome.restarts:
+        console.print(f"restarted the TaskManagers {outcome.restarts} time(s) after a run lost them (restarts.csv)",
+                      soft_wrap=True)
     if outcome.interrupted:
         click.echo(f"interrupted; resume with: klinkctl sweep --resume {target.directory}", err=True)
         sys.exit(ExitCode.INTERRUPTED)

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 from matplotlib.transforms import offset_copy  # noqa: E402
 
-from klinkctl.results.report import THROUGHPUT_METRICS  # noqa: E402
+from klinkctl.results.report import LATE_STATE_METRICS, THROUGHPUT_METRICS  # noqa: E402
 from klinkctl.results.runset import SERIES  # noqa: E402
 from klinkctl.run.scheduler_control import AGENT_POLICIES, OUTSIDE_POLICIES  # noqa: E402
 
@@ -44,10 +44,17 @@ def _policy_name(label: Any) -> str:
     return str(label).split("[", 1)[0]
 
 
+#: The late-state figure's lines (a late state in place of a policy).
+LATE_STATE_COLORS = {"flink-heap": "C3", "flink-rocksdb": "C0", "flink-forst": "C4", "aion": "C2"}
+
+
 def policy_color(policy: Any) -> str:
-    """C0…C7 for the known policies (any variant), C8 or C9 (stable per name) for others."""
+    """C0…C7 for the known policies (any variant), fixed colours for the late states, C8 or C9 (stable per name)
+    for others."""
     if _policy_name(policy) in POLICY_ORDER:
         return f"C{POLICY_ORDER.index(_policy_name(policy))}"
+    if str(policy) in LATE_STATE_COLORS:
+        return LATE_STATE_COLORS[str(policy)]
     return f"C{len(POLICY_ORDER) + zlib.crc32(str(policy).encode()) % 2}"
 
 
@@ -175,13 +182,24 @@ def slowdown_vs_queries(table: pd.DataFrame, panels: list[str]) -> Figure:
 
 def throughput_vs(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
     """Fig. 6d: throughput against ``x`` per policy; one row per metric (Flink sources, generator)."""
-    metrics = [metric for metric in THROUGHPUT_METRICS if metric in set(table["metric"])]
+    return _metrics_vs(table, x, panels, THROUGHPUT_METRICS, f"Throughput vs {x} (Fig. 6d)")
+
+
+def late_state_memory(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
+    """AION's Fig. 2 analogue: live heap, heap used, GC share and ingestion against ``x`` per late state."""
+    return _metrics_vs(table, x, panels, LATE_STATE_METRICS, f"Late-event window state: memory vs {x}")
+
+
+def _metrics_vs(table: pd.DataFrame, x: str, panels: list[str], labels: dict[str, str], title: str) -> Figure:
+    """Each metric of ``labels`` present in ``table`` (long: a ``metric`` column) against ``x``, one row of
+    panels per metric, one line per policy with its interval."""
+    metrics = [metric for metric in labels if metric in set(table["metric"])]
     parts = _split(table, panels)
-    figure, axes = _grid(len(metrics), len(parts), f"Throughput vs {x} (Fig. 6d)")
+    figure, axes = _grid(len(metrics), len(parts), title)
     for row, metric in enumerate(metrics):
         for ax, (label, rows) in zip(axes[row], parts):
             _lines_with_ci(ax, rows[rows["metric"] == metric], x)
-            _finish(ax, label, x, THROUGHPUT_METRICS[metric])
+            _finish(ax, label, x, labels[metric])
     return figure
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from klinkctl.results import record_latency, stats, summary as run_summary
-from klinkctl.results.runset import Run, RunSet
+from klinkctl.results.runset import SERIES, Run, RunSet
 from klinkctl.results.tables import read_table
 
 CDF_PERCENTILES = np.arange(40, 100)  # Fig. 6b: 40th to 99th percentile
@@ -119,14 +119,45 @@ THROUGHPUT_METRICS = {"flink_source_records_per_s": "Flink sources (records/s)",
 def throughputs(runset: RunSet) -> pd.DataFrame:
     """Fig. 6d: per configuration and metric (Flink source records/s, generator events/s), the mean over
     repetitions with its t interval (long: a ``metric`` column)."""
-    runs = run_table(runset)
+    return _metrics_vs_x(runset, run_table(runset), THROUGHPUT_METRICS, "no summary.json has "
+                         "throughput.flink_source_records_per_s or throughput.generator_events_per_s")
+
+
+def _metrics_vs_x(runset: RunSet, runs: pd.DataFrame, metrics: dict[str, str], missing: str) -> pd.DataFrame:
+    """Per configuration and metric (a column of ``runs``), the mean over repetitions with its t interval (long:
+    a ``metric`` column)."""
     tables = [mean_with_ci(runs, runset.keys_with(runset.x_param), metric, runset.confidence).assign(metric=metric)
-              for metric in THROUGHPUT_METRICS if runs[metric].notna().any()]
+              for metric in metrics if metric in runs and runs[metric].notna().any()]
     if not tables:
-        raise MissingData("no summary.json has throughput.flink_source_records_per_s or "
-                          "throughput.generator_events_per_s")
+        raise MissingData(missing)
     table = pd.concat(tables, ignore_index=True)
     return table[["metric", *table.columns.drop("metric")]]
+
+
+LATE_STATE_METRICS = {"live_heap_mb": "live heap, median (MB)", "heap_used_mb": "heap used, median (MB)",
+                      "gc_percent": "time in GC (%)", "flink_source_records_per_s": "Flink sources (records/s)"}
+
+
+def late_state_memory(runset: RunSet) -> pd.DataFrame:
+    """The AION paper's Fig. 2 analogue (late-state.json of each completed run, measured span): the TaskManager's
+    live heap (after GC) and heap used, medians over the run, the share of time in GC and the sources' rate, per
+    configuration: mean over repetitions with its t interval (long: a ``metric`` column). Runs that failed (a
+    heap that ran out) are not in it: the report lists them."""
+    rows = []
+    for run in runset.runs:
+        late = run.summary.get("late_state") or {}
+        rows.append({"run": run.run_id,
+                     "live_heap_mb": _float((late.get("live_heap_bytes") or {}).get("median")) / MB,
+                     "heap_used_mb": _float((late.get("heap_used_bytes") or {}).get("median")) / MB,
+                     "gc_percent": _float(late.get("gc_share")) * 100})
+    runs = run_table(runset).merge(pd.DataFrame(rows, columns=["run", "live_heap_mb", "heap_used_mb",
+                                                                "gc_percent"]), on="run")
+    table = _metrics_vs_x(runset, runs.dropna(subset=["heap_used_mb"]), LATE_STATE_METRICS,
+                          "no summary.json has late_state.heap_used_bytes (the average workload's late-state runs)")
+    if "late_state" in table:  # one line per late state (and policy, if that varies too)
+        states = table["late_state"].astype(str)
+        table[SERIES] = states if table[SERIES].nunique() == 1 else table[SERIES].astype(str) + "/" + states
+    return table
 
 
 def resources(runset: RunSet) -> pd.DataFrame:

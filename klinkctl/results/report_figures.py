@@ -75,6 +75,16 @@ def _shared_bound(runset: RunSet) -> float | None:
     return float(bounds.pop()) if len(bounds) == 1 and None not in bounds else None
 
 
+def _late_state_panels(runset: RunSet) -> list[str]:
+    """The panels of the late-state figure: the late state is its series, so neither it nor what it determines
+    (e.g. AION's trigger, set only in its variant) makes panels."""
+    if "late_state" not in runset.params:
+        return runset.others(runset.x_param)
+    by_state = runset.params.groupby("late_state", dropna=False)
+    return [key for key in runset.others(runset.x_param, "late_state")
+            if by_state[key].nunique(dropna=False).max() > 1]
+
+
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("6a", "Mean SWM latency", "Mean over repetitions of each run's mean SWM latency (warm-up "
                "excluded) against the number of queries, or the load parameter that varies when queries does "
@@ -95,6 +105,13 @@ FIGURES: tuple[FigureSpec, ...] = (
                "against the number of queries or the varying load parameter; one line per policy.",
                lambda rs: f"fig6d_throughput_vs_{rs.x_param}", report.throughputs,
                lambda table, rs: plots.throughput_vs(table, rs.x_param, rs.others(rs.x_param))),
+    FigureSpec("late", "Late-event state memory", "The AION paper's Fig. 2 analogue (the average workload; "
+               "late-state.json, measured span): the TaskManager's live heap after GC and its heap used (medians "
+               "over the run), the share of time in GC and the records/s the sources read, against the varying "
+               "parameter (e.g. the allowed lateness); one line per late state, error bars = t interval over the "
+               "repetitions. A run that failed (e.g. out of heap) is not plotted; the report lists it.",
+               lambda rs: f"late_state_memory_vs_{rs.x_param}", report.late_state_memory,
+               lambda table, rs: plots.late_state_memory(table, rs.x_param, _late_state_panels(rs))),
     FigureSpec("8", "Memory and CPU over time", "RSS and CPU of each component (resources.csv, one sample per "
                "second), seconds since the run's first sample, averaged over the repetitions of a "
                "configuration; colour = policy, line style = the other varying parameters.",

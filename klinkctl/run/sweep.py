@@ -4,18 +4,19 @@ after another (``run_sweep``); the plan comes from klinkctl.run.sweep_plan.
 
 from __future__ import annotations
 
+import csv
 import os
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from klinkctl.run.bench import RunOutcome, run_bench, signals_as_interrupt
 from klinkctl.run.sweep_directory import FAILED, INTERRUPTED, STATUSES, IndexRow, Sweep, save, write_index
 from klinkctl.run.sweep_plan import PlannedRun
 from klinkctl.sim.run import run_simulation
-from klinkctl.stack.health import stack_problem
+from klinkctl.stack.health import lost_taskmanagers, stack_problem
 from klinkctl.stack.spec import StackSpec
 
 
@@ -46,19 +47,31 @@ class SweepOutcome:
     interrupted: bool  # Ctrl-C or SIGTERM stopped the sweep; resume runs what is left
     failed: list[IndexRow] = field(default_factory=list)
     stack_down: str | None = None  # the stack could not run the next run: the sweep stopped before it
+    restarts: int = 0  # times the TaskManagers were restarted (on-lost-taskmanager: restart; restarts.csv)
+
+
+#: The sweep directory's record of TaskManager restarts (on-lost-taskmanager: restart).
+RESTARTS_FILE = "restarts.csv"
 
 
 def run_sweep(sweep: Sweep, stack: StackSpec | None, stack_processes: dict[str, int],
-              observer: SweepObserver | None = None) -> SweepOutcome:
+              observer: SweepObserver | None = None,
+              restart: Callable[[], dict[str, int]] | None = None) -> SweepOutcome:
     """Every unfinished run, in plan order; index.csv rewritten before and after each. A failed run is
-    recorded and the sweep goes on; an interrupted one is recorded and the sweep stops."""
+    recorded and the sweep goes on; an interrupted one is recorded and the sweep stops. A stack that cannot run
+    the next run stops the sweep, unless it only lost TaskManagers and `restart` (which restarts them and
+    returns the components' new pids) is given."""
     observer = observer or _Unobserved()
     save(sweep)
+    restarts = 0
     with signals_as_interrupt():
         for run in sweep.unfinished():
+            if restart is not None and not run.simulated and lost_taskmanagers(stack):
+                _restart(sweep, run, stack, stack_processes, restart, observer)
+                restarts += 1
             problem = None if run.simulated else stack_problem(stack)
             if problem is not None:
-                return _outcome(sweep, interrupted=False, stack_down=problem)
+                return _outcome(sweep, interrupted=False, stack_down=problem, restarts=restarts)
             row = _start(sweep, run)
             observer.run_started(run)
             started = time.monotonic()
@@ -66,8 +79,24 @@ def run_sweep(sweep: Sweep, stack: StackSpec | None, stack_processes: dict[str, 
             _finish(sweep, row, status, reason, outcome, time.monotonic() - started)
             observer.run_finished(run, row)
             if row.status == INTERRUPTED:
-                return _outcome(sweep, interrupted=True)
-    return _outcome(sweep, interrupted=False)
+                return _outcome(sweep, interrupted=True, restarts=restarts)
+    return _outcome(sweep, interrupted=False, restarts=restarts)
+
+
+def _restart(sweep: Sweep, run: PlannedRun, stack: StackSpec, stack_processes: dict[str, int],
+             restart: Callable[[], dict[str, int]], observer: SweepObserver) -> None:
+    """Restarts the TaskManagers before `run` and records it in restarts.csv (the runs after it start on a cold
+    TaskManager: a reader of the results must know)."""
+    problem = stack_problem(stack) or "TaskManagers lost"
+    observer.run_progress(f"{problem}: restarting the TaskManagers")
+    stack_processes.update(restart())
+    path = sweep.directory / RESTARTS_FILE
+    new = not path.exists()
+    with path.open("a", newline="") as out:
+        writer = csv.writer(out)
+        if new:
+            writer.writerow(["time", "before_run", "problem"])
+        writer.writerow([_now(), run.index, problem])
 
 
 def _attempt(run: PlannedRun, directory: Path, stack: StackSpec | None, stack_processes: dict[str, int],
@@ -105,8 +134,9 @@ def _finish(sweep: Sweep, row: IndexRow, status: str, reason: str, outcome: RunO
     write_index(sweep)
 
 
-def _outcome(sweep: Sweep, interrupted: bool, stack_down: str | None = None) -> SweepOutcome:
-    return SweepOutcome(sweep.counts(), interrupted, [row for row in sweep.rows if row.status == FAILED], stack_down)
+def _outcome(sweep: Sweep, interrupted: bool, stack_down: str | None = None, restarts: int = 0) -> SweepOutcome:
+    return SweepOutcome(sweep.counts(), interrupted, [row for row in sweep.rows if row.status == FAILED], stack_down,
+                        restarts)
 
 
 def _now() -> str:

@@ -24,14 +24,17 @@ from klinkctl.run.load import apply_load, capacity_path
 VARIANT = "variant"  # index.csv's column (and PlannedRun.params' key) naming a run's variant
 DEFAULT_REPETITIONS = 3
 DEFAULT_BASE_SEED = 42  # bench's default seed: repetition 1 of a sweep = a plain `klinkctl bench` run
-SWEEP_KEYS = ("name", "mode", "workload", "repetitions", "base-seed", "warmup-runs", "order", "fixed", "grid",
-              "variants")
+SWEEP_KEYS = ("name", "mode", "workload", "repetitions", "base-seed", "warmup-runs", "order", "on-lost-taskmanager",
+              "fixed", "grid", "variants")
 #: How each run is made: bench (the real stack) or simulate (klinkctl.sim: no stack needed).
 MODES = ("bench", "simulate")
 #: Wall time of one simulated run, for the plan's estimate (the progress bar corrects it).
 SIMULATED_RUN_S = 3.0
 #: Grid points in the order the grid lists them, or shuffled per repetition (seeded by base-seed and repetition).
 ORDERS = ("grid", "shuffled")
+#: When a run leaves fewer TaskManagers registered than the stack has (e.g. one ran out of heap): stop the sweep,
+#: or restart the local stack's TaskManagers with their settings and go on (each restart in restarts.csv).
+ON_LOST_TASKMANAGER = ("stop", "restart")
 #: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
 RESERVED_FIELDS = {"seed": "the seed is base-seed + repetition - 1; set base-seed at the top level",
                    "workload": "give the workload at the top level (workload: ysb) or as a grid axis "
@@ -62,6 +65,7 @@ class SweepSpec:
     warmup_runs: int = 0
     order: str = ORDERS[0]
     mode: str = MODES[0]
+    on_lost_taskmanager: str = ON_LOST_TASKMANAGER[0]
 
     @property
     def simulated(self) -> bool:
@@ -76,7 +80,7 @@ class SweepSpec:
         """The sweep file form (what sweep.yaml holds; `klinkctl sweep` reads it back)."""
         return {"name": self.name, "mode": self.mode, "workload": self.workload, "repetitions": self.repetitions,
                 "base-seed": self.base_seed, "warmup-runs": self.warmup_runs, "order": self.order,
-                "fixed": dict(self.fixed), "grid": {k: list(v) for k, v in self.grid.items()},
+                "on-lost-taskmanager": self.on_lost_taskmanager, "fixed": dict(self.fixed), "grid": {k: list(v) for k, v in self.grid.items()},
                 "variants": {name: dict(settings) for name, settings in self.variants.items()}}
 
 
@@ -122,7 +126,9 @@ def parse_sweep(raw: object, source: str, default_name: str, repetitions: int | 
         variants=_variants(top.get("variants"), source),
         warmup_runs=whole_number(top.get("warmup-runs", 0), f"{source}: warmup-runs", minimum=0),
         order=_choice(top.get("order", ORDERS[0]), ORDERS, "order", source),
-        mode=_choice(top.get("mode", MODES[0]), MODES, "mode", source))
+        mode=_choice(top.get("mode", MODES[0]), MODES, "mode", source),
+        on_lost_taskmanager=_choice(top.get("on-lost-taskmanager", ON_LOST_TASKMANAGER[0]), ON_LOST_TASKMANAGER,
+                                    "on-lost-taskmanager", source))
     _check_settings(spec, source)
     return spec
 

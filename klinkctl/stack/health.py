@@ -17,3 +17,9 @@ def stack_problem(spec: StackSpec) -> str | None:
     if not kafka.is_ready(spec):
         return f"the Kafka broker does not answer at {spec.bootstrap_servers}"
     return None
+
+
+def lost_taskmanagers(spec: StackSpec) -> bool:
+    """Whether the JobManager answers but fewer TaskManagers are registered with it than the stack started."""
+    registered = flink.registered_taskmanagers(spec)
+    return registered is not None and registered < spec.taskmanagers

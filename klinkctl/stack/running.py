@@ -3,6 +3,7 @@ started when none runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from klinkctl import locks
@@ -41,3 +42,15 @@ def _require_running(stack: backends.StackBackend, state_dir: Path) -> None:
     if down:
         raise StackNotRunning(f"the cluster attached in {state_dir} does not answer fully ({', '.join(down)} down): "
                               "`klinkctl status` says more; `klinkctl up --backend remote ...` attaches again")
+
+
+def taskmanager_restarter(spec: StackSpec, progress: Progress = no_progress) -> Callable[[], dict[str, int]]:
+    """What restarts the running stack's TaskManagers (a sweep's on-lost-taskmanager: restart): the local stack
+    only, whose processes klinkctl started; refused in one line on any other."""
+    backend = backends.detect(spec.state_dir)
+    if backend is None or backend.name != "local":
+        name = backend.name if backend is not None else "no"
+        raise KlinkError(f"on-lost-taskmanager: restart needs the local stack (klinkctl up); the stack in "
+                         f"{spec.state_dir} runs on the {name} backend, whose TaskManagers klinkctl does not restart: "
+                         "use on-lost-taskmanager: stop")
+    return lambda: backend.restart_taskmanagers(progress)

@@ -45,3 +45,36 @@ def test_a_component_that_fails_to_start_is_named_and_the_rest_stopped(klinkctl_
     leftovers = [p for p in psutil.process_iter(["cmdline"])
                  if str(cli.state_dir) in " ".join(p.info["cmdline"] or [])]
     assert leftovers == []
+
+
+def test_a_lost_taskmanager_is_restarted_with_the_stacks_settings_and_runs_jobs_again(klinkctl_factory):
+    """What a sweep with on-lost-taskmanager: restart does after a run lost its TaskManager (e.g. out of heap):
+    here the TaskManager is killed outright, the hardest case."""
+    import os
+    import signal
+    import time
+
+    from klinkctl.stack import flink
+    from klinkctl.stack.local import LocalBackend
+
+    cli = klinkctl_factory()
+    assert cli.up("--tm-cpus", "1", "--tm-memory", "1024m", "--jm-memory", "768m").returncode == 0
+    backend = LocalBackend(cli.state_dir)
+    spec = backend.recorded_spec()
+    old = next(c for c in backend.recorded_components() if c.name == "taskmanager-1")
+    os.kill(old.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 120
+    while flink.registered_taskmanagers(spec) != 0 and time.monotonic() < deadline:
+        time.sleep(1)
+    assert flink.registered_taskmanagers(spec) == 0, "the JobManager never noticed the TaskManager was gone"
+
+    pids = backend.restart_taskmanagers()
+    new = next(c for c in backend.recorded_components() if c.name == "taskmanager-1")
+    assert pids["taskmanager-1"] == new.pid != old.pid and alive(new.pid)
+    assert flink.registered_taskmanagers(spec) == 1
+    assert psutil.Process(new.pid).cpu_affinity() == [1]  # pinned as `up --tm-cpus 1` asked
+    status = cli("status")
+    assert status.returncode == 0 and "3/3 components running" in status.stdout, status.stdout + status.stderr
+    bench = cli("bench", "ysb", "--queries", "1", "--rate", "1000", "--duration", "8s", "--warmup", "2s",
+                "--window", "2s", timeout=240)
+    assert bench.returncode == 0 and "status: completed" in bench.stdout, bench.stdout + bench.stderr

@@ -454,3 +454,32 @@ def test_memory_mode_figure_shows_live_heap_and_memory_mode_cycles_per_second(tm
 def test_the_memory_mode_figure_is_skipped_without_memory_data(runset):
     with pytest.raises(MissingData, match="memory_used"):
         report.memory_mode(runset)
+
+
+def test_the_late_state_figure_has_a_line_per_late_state_against_the_lateness(tmp_path):
+    # relabelled copies of real runs (two late states × two latenesses): checks the arithmetic and the grouping
+    root = tmp_path / "runs"
+    runs = ["ysb-default-20261122-081845", "ysb-default-20261122-082353", "ysb-klink-20261122-081434",
+            "ysb-fcfs-20261122-082901"]
+    cells = [("flink-heap", 10_000, "watermark", 300), ("flink-heap", 20_000, "watermark", 400),
+             ("aion", 10_000, "staleness", 100), ("aion", 20_000, "staleness", 120)]
+    for index, (run, (state, lateness, trigger, live_mb)) in enumerate(zip(runs, cells)):
+        run_dir = shutil.copytree(RUNS / run, root / f"{run}-{index}")
+        set_bench(run_dir, policy="default", rate=10000, late_state=state, allowed_lateness_ms=lateness,
+                  late_trigger=trigger)
+        summary = json.loads((run_dir / "summary.json").read_text())
+        summary["status"] = "completed"
+        summary["late_state"] = {"live_heap_bytes": {"median": live_mb * 2**20}, "gc_share": 0.01,
+                                 "heap_used_bytes": {"median": 2 * live_mb * 2**20}}
+        (run_dir / "summary.json").write_text(json.dumps(summary))
+    runset = load_runset(root, include_invalid=True)
+    assert runset.x_param == "allowed_lateness_ms"
+    table = report.late_state_memory(runset)
+    live = table[table["metric"] == "live_heap_mb"].set_index(["policy", "allowed_lateness_ms"])["mean"]
+    assert live.to_dict() == {("aion", 10_000): 100, ("aion", 20_000): 120, ("flink-heap", 10_000): 300,
+                              ("flink-heap", 20_000): 400}
+    assert set(table["metric"]) == {"live_heap_mb", "heap_used_mb", "gc_percent", "flink_source_records_per_s"}
+    spec = next(spec for spec in FIGURES if spec.key == "late")
+    figure = spec.draw(table, runset)
+    assert len(figure.axes) == 4  # one panel per metric: the trigger follows the late state, no panels of its own
+    assert [text.get_text() for text in figure.axes[0].get_legend().get_texts()] == ["aion", "flink-heap"]

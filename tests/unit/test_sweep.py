@@ -9,6 +9,7 @@ import itertools
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -303,7 +304,7 @@ def test_sweep_yaml_is_the_resolved_sweep_and_reads_back_as_a_sweep_file(tmp_pat
     sweep = new_sweep(tmp_path)
     saved = yaml.safe_load((sweep.directory / "sweep.yaml").read_text())
     assert saved == {"name": "grid", "mode": "bench", "workload": "ysb", "repetitions": 2, "base-seed": 7, "warmup-runs": 0,
-                     "order": "grid", "fixed": {"duration": "20s", "warmup": "5s", "window": "3s", "generator-cpus": 0},
+                     "order": "grid", "on-lost-taskmanager": "stop", "fixed": {"duration": "20s", "warmup": "5s", "window": "3s", "generator-cpus": 0},
                      "grid": {"queries": [1, 2], "policy": ["default", "klink", "rr"]}, "variants": {}}
     spec, runs = sweep_plan.read_sweep_file(sweep.directory / "sweep.yaml")
     assert runs == sweep.runs
@@ -437,3 +438,51 @@ def test_a_stack_that_goes_down_stops_the_sweep_before_the_next_run(tmp_path, fa
     assert outcome.stack_down == "the Kafka broker does not answer at 127.0.0.1:9092"
     assert not outcome.interrupted and outcome.failed == []
     assert [row["status"] for row in read_index(sweep.directory)][:3] == ["completed", "completed", "pending"]
+
+
+def test_lost_taskmanagers_are_restarted_before_the_next_run_and_recorded(tmp_path, fake_bench, monkeypatch):
+    fake_bench()
+    sweep = new_sweep(tmp_path)
+    lost = iter([False, False, True] + [False] * 20)  # the second run lost them
+    monkeypatch.setattr(sweeps, "lost_taskmanagers", lambda spec: next(lost))
+    problems = iter([None, None, "only 0 of 1 TaskManagers are registered with the JobManager"] + [None] * 20)
+    monkeypatch.setattr(sweeps, "stack_problem", lambda spec: next(problems))
+    processes = {"kafka": 1, "taskmanager-1": 2}
+    outcome = sweeps.run_sweep(sweep, STACK, processes, restart=lambda: {"kafka": 1, "taskmanager-1": 9})
+    assert outcome.restarts == 1 and outcome.stack_down is None
+    assert processes["taskmanager-1"] == 9  # the resource sampler follows the new TaskManager
+    assert {row["status"] for row in read_index(sweep.directory)} == {"completed"}
+    restarts = pd.read_csv(sweep.directory / sweeps.RESTARTS_FILE)
+    assert restarts[["before_run", "problem"]].to_dict("records") == [
+        {"before_run": 3, "problem": "only 0 of 1 TaskManagers are registered with the JobManager"}]
+
+
+def test_without_restart_lost_taskmanagers_stop_the_sweep(tmp_path, fake_bench, monkeypatch):
+    fake_bench()
+    sweep = new_sweep(tmp_path)
+    monkeypatch.setattr(sweeps, "lost_taskmanagers", lambda spec: pytest.fail("not asked without a restart"))
+    monkeypatch.setattr(sweeps, "stack_problem", lambda spec: "only 0 of 1 TaskManagers are registered")
+    assert sweeps.run_sweep(sweep, STACK, {}).stack_down == "only 0 of 1 TaskManagers are registered"
+    assert not (sweep.directory / sweeps.RESTARTS_FILE).exists()
+
+
+def test_on_lost_taskmanager_is_stop_or_restart_and_kept_in_sweep_yaml(tmp_path):
+    spec, _ = sweep_plan.read_sweep_file(sweep_file(tmp_path, "workload: ysb\non-lost-taskmanager: restart\n"
+                                                              "grid: {rate: [10]}"))
+    assert spec.on_lost_taskmanager == "restart" and spec.to_dict()["on-lost-taskmanager"] == "restart"
+    assert sweep_plan.read_sweep_file(sweep_file(tmp_path, "workload: ysb\ngrid: {rate: [10]}"))[0] \
+        .on_lost_taskmanager == "stop"
+    with pytest.raises(KlinkError, match="on-lost-taskmanager 'sometimes'; valid: stop, restart"):
+        sweep_plan.read_sweep_file(sweep_file(tmp_path, "workload: ysb\non-lost-taskmanager: sometimes\n"
+                                                        "grid: {rate: [10]}"))
+
+
+def test_only_the_local_stack_has_its_taskmanagers_restarted(monkeypatch, tmp_path):
+    from klinkctl.stack import backends, running
+    from klinkctl.stack.spec import StackSpec
+
+    class Remote:
+        name = "remote"
+    monkeypatch.setattr(backends, "detect", lambda state_dir: Remote())
+    with pytest.raises(KlinkError, match="^on-lost-taskmanager: restart needs the local stack"):
+        running.taskmanager_restarter(StackSpec(state_dir=tmp_path))
