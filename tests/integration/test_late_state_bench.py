@@ -52,13 +52,16 @@ def final_results_equal_the_exact_ones(run_dir, only=None) -> int:
 
 def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_disk(running_stack, tmp_path):
     run_dir, report = run(running_stack, tmp_path / "aion", "aion", "--late-trigger", "staleness",
-                          "--staleness-bound", "0.05")
+                          "--staleness-bound", "0.05", "--payload-bytes", "512")  # payloads through the p-buckets
     # the staleness trigger: only windows cleaned up before the run ended had their last execution
     cleaned_up = [w["window_end"] for w in report["staleness"]["per_window"]]
     windows = final_results_equal_the_exact_ones(run_dir, only=cleaned_up)
     assert windows >= 3 and report["all_checked_equal"] and report["windows_checked"] == windows
     assert report["late_accepted"] > 20 and report["aion"]["re_executions"] > 0
     assert report["aion"]["destaged"] > 0 and report["max_p_bucket_bytes"] > 0  # expired windows went to disk
+    assert report["max_p_bucket_bytes"] > 512 * report["aion"]["destaged"]  # each with its payload
+    assert report["aion"]["prestaged"] > 0  # §3.2's proactive caching (on by default) read windows ahead
+    assert report["memory_span"] == "measured" and report["gc_share"] is not None
     # on the TaskManager's disk, under its io.tmp.dirs and the run id; each instance deleted its own on close
     assert not (running_stack.state_dir / "flink" / "tmp" / "klink-p-buckets" / run_dir.name).exists()
     assert report["p_bucket_bytes_at_end"] is not None  # the last sample before the job was cancelled
