@@ -59,7 +59,7 @@ def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_d
     assert windows >= 3 and report["all_checked_equal"] and report["windows_checked"] == windows
     assert report["late_accepted"] > 20 and report["aion"]["re_executions"] > 0
     assert report["aion"]["destaged"] > 0 and report["max_p_bucket_bytes"] > 0  # expired windows went to disk
-    assert report["max_p_bucket_bytes"] > 512 * report["aion"]["destaged"]  # each with its payload
+    assert report["max_p_bucket_bytes"] > 512 * 1000  # a destaged window (~1 800 events) with their payloads
     assert report["aion"]["prestaged"] > 0  # §3.2's proactive caching (on by default) read windows ahead
     assert report["memory_span"] == "measured" and report["gc_share"] is not None
     # on the TaskManager's disk, under its io.tmp.dirs and the run id; each instance deleted its own on close
