@@ -47,10 +47,10 @@ class SweepOutcome:
     interrupted: bool  # Ctrl-C or SIGTERM stopped the sweep; resume runs what is left
     failed: list[IndexRow] = field(default_factory=list)
     stack_down: str | None = None  # the stack could not run the next run: the sweep stopped before it
-    restarts: int = 0  # times the TaskManagers were restarted (on-lost-taskmanager: restart; restarts.csv)
+    restarts: int = 0  # times the stack was restarted after it lost TaskManagers (on-lost-taskmanager: restart)
 
 
-#: The sweep directory's record of TaskManager restarts (on-lost-taskmanager: restart).
+#: The sweep directory's record of stack restarts after lost TaskManagers (on-lost-taskmanager: restart).
 RESTARTS_FILE = "restarts.csv"
 
 
@@ -59,7 +59,7 @@ def run_sweep(sweep: Sweep, stack: StackSpec | None, stack_processes: dict[str, 
               restart: Callable[[], dict[str, int]] | None = None) -> SweepOutcome:
     """Every unfinished run, in plan order; index.csv rewritten before and after each. A failed run is
     recorded and the sweep goes on; an interrupted one is recorded and the sweep stops. A stack that cannot run
-    the next run stops the sweep, unless it only lost TaskManagers and `restart` (which restarts them and
+    the next run stops the sweep, unless it only lost TaskManagers and `restart` (which restarts the stack and
     returns the components' new pids) is given."""
     observer = observer or _Unobserved()
     save(sweep)
@@ -85,10 +85,10 @@ def run_sweep(sweep: Sweep, stack: StackSpec | None, stack_processes: dict[str, 
 
 def _restart(sweep: Sweep, run: PlannedRun, stack: StackSpec, stack_processes: dict[str, int],
              restart: Callable[[], dict[str, int]], observer: SweepObserver) -> None:
-    """Restarts the TaskManagers before `run` and records it in restarts.csv (the runs after it start on a cold
+    """Restarts the stack before `run` and records it in restarts.csv (the runs after it start on a cold
     TaskManager: a reader of the results must know)."""
     problem = stack_problem(stack) or "TaskManagers lost"
-    observer.run_progress(f"{problem}: restarting the TaskManagers")
+    observer.run_progress(f"{problem}: restarting the stack")
     stack_processes.update(restart())
     path = sweep.directory / RESTARTS_FILE
     new = not path.exists()

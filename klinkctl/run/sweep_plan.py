@@ -33,7 +33,7 @@ SIMULATED_RUN_S = 3.0
 #: Grid points in the order the grid lists them, or shuffled per repetition (seeded by base-seed and repetition).
 ORDERS = ("grid", "shuffled")
 #: When a run leaves fewer TaskManagers registered than the stack has (e.g. one ran out of heap): stop the sweep,
-#: or restart the local stack's TaskManagers with their settings and go on (each restart in restarts.csv).
+#: or restart the local stack with its settings and go on (each restart in restarts.csv).
 ON_LOST_TASKMANAGER = ("stop", "restart")
 #: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
 RESERVED_FIELDS = {"seed": "the seed is base-seed + repetition - 1; set base-seed at the top level",

@@ -16,7 +16,7 @@ from klinkctl.stack import flink, interference, kafka
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
 from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.processes import ManagedProcess, Spawn, is_running, resource_usage, spawn, stop
-from klinkctl.stack.spec import StackSpec, refuse_unhonoured, taskmanager_name
+from klinkctl.stack.spec import StackSpec, refuse_unhonoured
 from klinkctl.files import write_json
 
 RECORD_FILE = "stack.json"
@@ -153,29 +153,17 @@ class LocalBackend(StackBackend):
             _wait(spec, hogs[0].name, lambda: time.time() - max(h.create_time for h in hogs) > HOG_SETTLE_S,
                   [*everything, *hogs], HOG_SETTLE_S + 10, progress, "starting the CPU hog(s) (--tm-interference)")
 
-    def restart_taskmanagers(self, progress: Progress = no_progress) -> dict[str, int]:
-        """Stops every TaskManager of the running stack and starts it again with the stack's settings (pinning,
-        cgroups, the JIT's group), e.g. after one ran out of heap; returns the components' new pids."""
-        loaded = self._load()
-        if loaded is None:
+    def restart(self, progress: Progress = no_progress) -> dict[str, int]:
+        """Stops the running stack and starts it again with the settings it was started with (Kafka's data kept),
+        e.g. after a TaskManager ran out of heap; returns the components' new pids. The whole stack, not only the
+        TaskManagers: a JobManager that lost a TaskManager kept serving that one's last metrics over REST after a
+        new one registered under its name (measured, 2026-11-27)."""
+        spec = self.recorded_spec()
+        if spec is None:
             raise KlinkError(f"no stack runs in {self.state_dir}: nothing to restart")
-        spec, components = loaded
-        start = self.spawner(spec)
-        restarted = []
-        for position, component in enumerate(components):
-            index = next((i for i in range(1, spec.taskmanagers + 1) if component.name == taskmanager_name(i)), None)
-            if index is None:
-                continue
-            progress(f"restarting {component.name}")
-            self.stop_component(component)
-            components[position] = flink.start_taskmanager(spec, index, start, self.confines_taskmanagers)
-            restarted.append(components[position])
-            self._save(spec, components)
-        _wait(spec, "taskmanager-1", lambda: flink.registered_taskmanagers(spec) == spec.taskmanagers, restarted,
-              taskmanager_ready_timeout_s(spec), progress, f"waiting for {spec.taskmanagers} TaskManager(s) to register")
-        if spec.jit_outside_quota:
-            flink.free_compiler_threads(spec, [tm.pid for tm in restarted])
-        return {c.name: c.pid for c in components}
+        self.down(progress=progress)
+        self.up(spec, progress)
+        return {status.name: status.pid for status in self.status() if status.pid}
 
     def notes(self) -> list[str]:
         spec = self.recorded_spec()

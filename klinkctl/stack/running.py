@@ -45,12 +45,12 @@ def _require_running(stack: backends.StackBackend, state_dir: Path) -> None:
 
 
 def taskmanager_restarter(spec: StackSpec, progress: Progress = no_progress) -> Callable[[], dict[str, int]]:
-    """What restarts the running stack's TaskManagers (a sweep's on-lost-taskmanager: restart): the local stack
-    only, whose processes klinkctl started; refused in one line on any other."""
+    """What restarts the running stack after it lost TaskManagers (a sweep's on-lost-taskmanager: restart): the
+    local stack only, whose processes klinkctl started; refused in one line on any other."""
     backend = backends.detect(spec.state_dir)
     if backend is None or backend.name != "local":
         name = backend.name if backend is not None else "no"
         raise KlinkError(f"on-lost-taskmanager: restart needs the local stack (klinkctl up); the stack in "
-                         f"{spec.state_dir} runs on the {name} backend, whose TaskManagers klinkctl does not restart: "
+                         f"{spec.state_dir} runs on the {name} backend, which klinkctl does not restart: "
                          "use on-lost-taskmanager: stop")
-    return lambda: backend.restart_taskmanagers(progress)
+    return lambda: backend.restart(progress)

@@ -47,7 +47,8 @@ def test_a_component_that_fails_to_start_is_named_and_the_rest_stopped(klinkctl_
     assert leftovers == []
 
 
-def test_a_lost_taskmanager_is_restarted_with_the_stacks_settings_and_runs_jobs_again(klinkctl_factory):
+def test_a_stack_that_lost_its_taskmanager_restarts_with_its_settings_and_runs_jobs_again(klinkctl_factory,
+                                                                                          tmp_path):
     """What a sweep with on-lost-taskmanager: restart does after a run lost its TaskManager (e.g. out of heap):
     here the TaskManager is killed outright, the hardest case."""
     import os
@@ -68,13 +69,16 @@ def test_a_lost_taskmanager_is_restarted_with_the_stacks_settings_and_runs_jobs_
         time.sleep(1)
     assert flink.registered_taskmanagers(spec) == 0, "the JobManager never noticed the TaskManager was gone"
 
-    pids = backend.restart_taskmanagers()
+    pids = backend.restart()
     new = next(c for c in backend.recorded_components() if c.name == "taskmanager-1")
     assert pids["taskmanager-1"] == new.pid != old.pid and alive(new.pid)
-    assert flink.registered_taskmanagers(spec) == 1
+    assert backend.recorded_spec() == spec and flink.registered_taskmanagers(spec) == 1
     assert psutil.Process(new.pid).cpu_affinity() == [1]  # pinned as `up --tm-cpus 1` asked
     status = cli("status")
     assert status.returncode == 0 and "3/3 components running" in status.stdout, status.stdout + status.stderr
     bench = cli("bench", "ysb", "--queries", "1", "--rate", "1000", "--duration", "8s", "--warmup", "2s",
-                "--window", "2s", timeout=240)
+                "--window", "2s", "--results", str(tmp_path), timeout=240)
     assert bench.returncode == 0 and "status: completed" in bench.stdout, bench.stdout + bench.stderr
+    (summary_file,) = tmp_path.glob("*/summary.json")
+    throughput = json.loads(summary_file.read_text())["throughput"]
+    assert throughput["flink_source_records_per_s"] > 500  # the JobManager's metrics are the new TaskManager's
