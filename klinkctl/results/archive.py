@@ -16,7 +16,7 @@ from klinkctl.errors import KlinkError
 
 ARCHIVED_FILES = frozenset({
     # a sweep's or a capacity search's own files
-    "sweep.yaml", "index.csv", "cells.csv", "capacity.json",
+    "sweep.yaml", "index.csv", "cells.csv", "capacity.json", "restarts.csv",
     # a run's: what compare, validity and the cell table read
     "config.yaml", "job-config.json", "summary.json", "latency.csv", "drain.json",
     "generator-summary.json", "generator.csv", "resources.csv", "estimator.csv", "error.csv", "sampling.csv",
