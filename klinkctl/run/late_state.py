@@ -74,11 +74,12 @@ class LateStateSampler(threading.Thread):
 
     def _sample(self, now: int) -> None:
         from klinkctl.stack import flink
-        disk = self.p_bucket_bytes() if self.aion else 0
+        vertices = flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]  # once per sample, for both gauges
+        disk = self.p_bucket_bytes(vertices) if self.aion else 0
         if disk is not None:
             self.max_p_bucket_bytes = max(self.max_p_bucket_bytes, disk)
             self.last_p_bucket_bytes = disk
-        live = self.job_gauge("firings", LIVE_HEAP_BYTES, "max")
+        live = self.job_gauge("firings", LIVE_HEAP_BYTES, "max", vertices)
         for tm in flink.rest_get(self.spec, "/taskmanagers")["taskmanagers"]:
             metrics = {m["id"]: m.get("value") for m in flink.rest_get(
                 self.spec, f"/taskmanagers/{tm['id']}/metrics?get={HEAP_METRICS}")}
@@ -88,16 +89,19 @@ class LateStateSampler(threading.Thread):
                                    "gc_time_ms": metrics.get("Status.JVM.GarbageCollector.All.Time"),
                                    "p_bucket_bytes": disk})
 
-    def p_bucket_bytes(self) -> int | None:
+    def p_bucket_bytes(self, vertices: list[dict] | None = None) -> int | None:
         """The sum of every AION instance's gauge; None before Flink's REST API reports any of them."""
-        return self.job_gauge("window", P_BUCKET_BYTES, "sum")
+        return self.job_gauge("window", P_BUCKET_BYTES, "sum", vertices)
 
-    def job_gauge(self, operator: str, metric: str, agg: str) -> int | None:
+    def job_gauge(self, operator: str, metric: str, agg: str, vertices: list[dict] | None = None) -> int | None:
         """A gauge of the job's "<query>/<operator>" operators, aggregated (`sum` or `max`) over their instances and
-        then over the queries; None before Flink's REST API reports any of them."""
+        then over the queries; None before Flink's REST API reports any of them. `vertices`: the job's, if fetched
+        already."""
         from klinkctl.stack import flink
         values = []
-        for vertex in flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]:
+        if vertices is None:
+            vertices = flink.rest_get(self.spec, f"/jobs/{self.job_id}")["vertices"]
+        for vertex in vertices:
             if names := operator_gauges(vertex["name"], operator, metric):
                 values += [int(float(m[agg])) for m in flink.rest_get(
                     self.spec, f"/jobs/{self.job_id}/vertices/{vertex['id']}/subtasks/metrics?get={','.join(names)}"

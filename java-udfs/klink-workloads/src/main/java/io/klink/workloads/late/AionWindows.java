@@ -4,6 +4,7 @@ import io.klink.metrics.TumblingWindows;
 import io.klink.workloads.late.IoScheduler.Priority;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,18 +56,11 @@ public final class AionWindows implements AutoCloseable {
             java.util.Objects.requireNonNull(destaging, "destaging policies");
         }
 
-        /** Only the standard policy's destaging. */
-        public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                        String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs) {
-            this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound,
-                    cleanupCoverage, prestageAheadMs, DestagePolicies.NONE);
-        }
-
-        /** Staging on demand (no pre-staging). */
+        /** Staging on demand (no pre-staging), only the standard policy's destaging. */
         public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
                         String lateTrigger, double stalenessBound, double cleanupCoverage) {
             this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound,
-                    cleanupCoverage, 0);
+                    cleanupCoverage, 0, DestagePolicies.NONE);
         }
 
         /** The fixed bound: every window kept for the allowed lateness. */
@@ -448,9 +442,9 @@ public final class AionWindows implements AutoCloseable {
         if (free < policies.veryScarce()) {
             windows.forEach((end, w) -> scarceDestaged += w.expired ? 0 : moveToDisk(end, w));
         } else if (free < policies.scarce()) {
-            java.util.Comparator<Map.Entry<Long, Window>> order = policies.order().equals("rate")
-                    ? java.util.Comparator.comparingDouble(e -> rate(e.getValue(), now))
-                    : java.util.Comparator.comparingInt((Map.Entry<Long, Window> e) -> -e.getValue().mBucket.size());
+            Comparator<Map.Entry<Long, Window>> order = policies.order().equals("rate")
+                    ? Comparator.comparingDouble(e -> rate(e.getValue(), now))
+                    : Comparator.comparingInt((Map.Entry<Long, Window> e) -> -e.getValue().mBucket.size());
             windows.entrySet().stream().filter(e -> !e.getValue().expired).sorted(order)
                     .filter(e -> bootstrapOf(e.getValue()) < e.getValue().mBucket.size())
                     .findFirst().ifPresent(e -> scarceDestaged += moveToDisk(e.getKey(), e.getValue()));
