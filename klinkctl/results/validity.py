@@ -19,7 +19,11 @@ A run is invalid when any of these holds (one short reason each, in this order):
    the summary has no send-lag percentile (older runs), and for per-record workloads, whose latency counts from
    each record's scheduled creation time, so a late send is charged to the run's latency, not hidden;
 5. (per-record workloads) records never reached the sinks (``record_latency.records_missing > 0``): lost, or
-   still queued when collection stopped; like censored windows, the slowest records would be missing.
+   still queued when collection stopped; like censored windows, the slowest records would be missing;
+6. Flink's sources read nothing in the measured span by their metrics (``throughput.flink_source_records_per_s``
+   null or 0) although the generator sent events: the metrics did not come from this run's tasks (measured: a
+   JobManager that went on serving a replaced TaskManager's last values), so the throughput, heap and CPU read
+   beside them cannot be trusted either. Skipped for summaries without that field.
 
 Why these thresholds: on this machine 1–3 % of events leave more than 10 ms behind schedule in almost every
 run, so "fell behind" alone says little; a 1 % rate shortfall or a p99 lag of 5 % of the latency is what can
@@ -41,6 +45,7 @@ GENERATOR_SLOW = f"generator below {MIN_OFFERED_FRACTION * 100:g} % of the reque
 GENERATOR_LAG = f"generator p99 send lag above {MAX_LAG_FRACTION * 100:g} % of the mean latency"
 NO_SUMMARY = "no summary.json"
 RECORDS_MISSING = "records missing at the sinks"
+NO_SOURCE_RATE = "no Flink source rate in the measured span"
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,8 @@ def assess(summary: dict[str, Any]) -> Validity:
     """Whether the run of ``summary`` (summary.json as a dict) may be compared, and if not, why."""
     if not summary:
         return Validity(False, [NO_SUMMARY])
-    checks = (_status_reason, _censored_reason, _rate_reason, _lag_reason, _missing_records_reason)
+    checks = (_status_reason, _censored_reason, _rate_reason, _lag_reason, _missing_records_reason,
+              _source_rate_reason)
     reasons = [reason for check in checks if (reason := check(summary))]
     return Validity(not reasons, reasons)
 
@@ -101,3 +107,10 @@ def _lag_reason(summary: dict[str, Any]) -> str | None:
 def _missing_records_reason(summary: dict[str, Any]) -> str | None:
     missing = _section(summary, "record_latency").get("records_missing")
     return RECORDS_MISSING if missing else None
+
+
+def _source_rate_reason(summary: dict[str, Any]) -> str | None:
+    throughput = _section(summary, "throughput")
+    if "flink_source_records_per_s" not in throughput or not _section(summary, "generator").get("events_sent"):
+        return None
+    return None if throughput["flink_source_records_per_s"] else NO_SOURCE_RATE

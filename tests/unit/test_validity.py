@@ -3,14 +3,14 @@
 import pytest
 
 from klinkctl.results.validity import (CENSORED, GENERATOR_LAG, GENERATOR_SLOW, MAX_LAG_FRACTION,
-                                       MIN_OFFERED_FRACTION, NO_SUMMARY, assess)
+                                       MIN_OFFERED_FRACTION, NO_SOURCE_RATE, NO_SUMMARY, assess)
 
 
 def summary(**changes):
     """A summary.json of a clean run (exact rate, no censoring, small lag), with ``changes`` applied."""
     base = {"status": "completed", "windows_measured": 40, "windows_expected": 40, "windows_censored_total": 0,
             "swm_latency_ms": {"mean": 1000.0},
-            "throughput": {"generator_events_per_s": 10000.0},
+            "throughput": {"generator_events_per_s": 10000.0, "flink_source_records_per_s": 9990.0},
             "generator": {"achieved_rate": 10000.0, "target_rate": 10000, "events_sent": 100,
                           "events_scheduled": 100, "lag_p99_ms": 3.0}}
     for key, value in changes.items():
@@ -81,6 +81,19 @@ def test_a_p99_send_lag_above_5_percent_of_the_mean_latency_is_invalid():
 def test_the_lag_rule_is_skipped_without_a_lag_percentile_or_a_latency():
     assert assess(summary(generator={"lag_p99_ms": None})).valid
     assert assess(summary(generator={"lag_p99_ms": 900.0}, swm_latency_ms={"mean": None})).valid
+
+
+@pytest.mark.parametrize("read", [None, 0.0])
+def test_sources_that_read_nothing_by_their_metrics_make_a_run_invalid(read):
+    assert assess(summary(throughput={"flink_source_records_per_s": read})).reasons == [NO_SOURCE_RATE]
+
+
+def test_the_source_rule_is_skipped_without_the_field_or_without_events_sent():
+    no_field = summary()
+    no_field["throughput"].pop("flink_source_records_per_s")
+    assert assess(no_field).valid
+    assert assess(summary(throughput={"flink_source_records_per_s": None},
+                          generator={"events_sent": 0, "events_scheduled": 0})).valid
 
 
 def test_every_reason_is_listed_once():
