@@ -120,7 +120,7 @@ def combiners() -> tuple[str, ...]:
 
 
 def late_states() -> tuple[str, ...]:
-    """Where late-event windows keep their state (io.klink.workloads.late.AverageJob.LATE_STATES)."""
+    """Where late-event windows keep their state (io.klink.workloads.late.LateWindowJob.LATE_STATES)."""
     return _names("lateStates")
 
 
@@ -175,3 +175,9 @@ def generator() -> dict:
 def kmeans_plane() -> float:
     """Points outside [-plane, plane]² are outliers the kMeans job drops."""
     return float(load()["kmeans"]["plane"])
+
+
+def bigrams() -> dict:
+    """The bigrams workload's post model as its generator declares it (io.klink.generator.BigramsEventCodec): the
+    mean post size, its spread, the vocabulary's default size and Zipf exponent and their limits."""
+    return dict(load()["bigrams"])

@@ -24,11 +24,12 @@ def flink_classes() -> frozenset[str] | None:
     return None
 
 
-def check(late_state: str, sampler: str, late_trigger: str = "watermark", predictive_cleanup: float = 0) -> None:
+def check(workload: str, late_state: str, sampler: str, late_trigger: str = "watermark",
+          predictive_cleanup: float = 0) -> None:
     """One line if the run cannot have its late state: a sampler (not wired in front of these windows), a late
     trigger other than Flink's for Flink's window operator, or a state backend the installed Flink does not ship."""
     if sampler != "none":
-        raise KlinkError("--sampler does not apply to the average workload (its windows keep late events)")
+        raise KlinkError(f"--sampler does not apply to the {workload} workload (its windows keep late events)")
     if late_trigger != "watermark" and late_state != "aion":
         raise KlinkError(f"--late-trigger {late_trigger} is AION's (--late-state aion); Flink's window operator "
                          f"fires on every late event")
@@ -40,6 +41,13 @@ def check(late_state: str, sampler: str, late_trigger: str = "watermark", predic
     if classes is not None and needed not in classes:
         raise KlinkError(f"--late-state {late_state} needs {needed}, which the installed Flink lacks; "
                          f"choose another of {', '.join(catalog.late_states())}")
+
+
+def check_posts(workload: str, payload_bytes: int) -> None:
+    """One line if bigrams' posts would be empty: --payload-bytes is their mean size there."""
+    if workload == "bigrams" and payload_bytes < 1:
+        raise KlinkError(f"--payload-bytes {payload_bytes}: bigrams posts need a mean size of at least 1 byte "
+                         f"(default {catalog.bigrams()['meanPostBytes']}, the paper's)")
 
 
 def check_destaging(late_state: str, idle_ms: int, scarce: float, very_scarce: float) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from klinkctl import catalog
 from klinkctl.options import Section, option
+from klinkctl.workloads.options import LATE
 
 #: Samplers (the catalog's, from io.klink.sampler.Samplers); `none` = the job's bounded-out-of-orderness
 #: watermarks, every event counted.
 SAMPLERS = ("none", *catalog.samplers())
 #: Workloads whose exact window results the harness computes from the generated events (accuracy, samplers).
-ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans", "rides", "average")
+ACCURACY_WORKLOADS = ("ysb", "nyt", "kmeans", "rides", *LATE)
 #: Workloads whose results are always checked against exact ones (late-event windows: docs/late-state.md).
-EXACT_WORKLOADS = ("average",)
+EXACT_WORKLOADS = LATE
 
 
 class SamplerOptions(Section):

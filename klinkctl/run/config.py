@@ -20,7 +20,7 @@ from klinkctl.run.declared import OPTIONS, SECTIONS
 from klinkctl.run.load import LoadOptions, apply_load, check_load
 from klinkctl.run.scheduler_control import AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES
 from klinkctl.sampling import ACCURACY_WORKLOADS, EXACT_WORKLOADS, SAMPLERS
-from klinkctl.workloads.options import SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions
+from klinkctl.workloads.options import LATE, SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions
 
 __all__ = ["AGENT_POLICIES", "ACCURACY_WORKLOADS", "ENFORCEMENTS", "OUTSIDE_POLICIES", "POLICIES", "SAMPLERS",
            "WORKLOADS", "WORKLOAD_DEFAULTS", "RunSpec", "OPTIONS", "resolve", "load_yaml", "user_settings"]
@@ -47,9 +47,11 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_combiner()
-        if self.workload == "average":
-            from klinkctl import late_backends  # reads the installed Flink's jar: only for this workload
-            late_backends.check(self.late_state, self.sampler, self.late_trigger, self.predictive_cleanup)
+        if self.workload in LATE:
+            from klinkctl import late_backends  # reads the installed Flink's jar: only for these workloads
+            late_backends.check(self.workload, self.late_state, self.sampler, self.late_trigger,
+                                self.predictive_cleanup)
+            late_backends.check_posts(self.workload, self.payload_bytes)
             late_backends.check_destaging(self.late_state, self.destage_idle_ms, self.destage_scarce,
                                           self.destage_very_scarce)
         self._validate_sampler()

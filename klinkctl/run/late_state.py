@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from klinkctl.errors import one_line
+from klinkctl.workloads.options import LATE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -117,7 +118,7 @@ class LateStateSampler(threading.Thread):
 
 
 def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str, job_id: str) -> LateStateSampler | None:
-    if config.workload != "average":
+    if config.workload not in LATE:
         return None
     sampler = LateStateSampler(spec, run_dir, job_id, config.late_state == "aion",
                                {"run": run_id, "policy": config.policy})
@@ -126,14 +127,17 @@ def start(spec: StackSpec, config: RunSpec, run_dir: Path, run_id: str, job_id: 
 
 
 def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False,
-            cleaned_up_only: bool = False) -> dict[str, Any]:
-    """The final result of every checked window (its events all surely accepted) against the exact one; with
+            cleaned_up_only: bool = False, workload: str = "average") -> dict[str, Any]:
+    """The final result of every checked window (its events all surely accepted) against the exact one (each of
+    the late-event workload's CHECKS fields equal); with
     predictive cleanup (windows purged before --allowed-lateness) not the windows that dropped events; with
     `cleaned_up_only` (the staleness trigger: a window's last late events wait for its next planned execution, the
     last at cleanup) only the windows cleaned up before the run ended (those with a staleness report)."""
-    from klinkctl.workloads import average
-    keys = average.compared(results, exact)
-    keys["equal"] = (keys["sum"] == keys["exact_sum"]) & (keys["count"] == keys["exact_count"])
+    from klinkctl import workloads
+    from klinkctl.workloads import late_windows
+    late = workloads.get(workload)
+    keys = late_windows.compared(results, exact, late.FIELDS, late.CHECKS)
+    keys["equal"] = late_windows.equal(keys, late.CHECKS)
     dropped = results[results["key"] == DROPPED].groupby(["query", "window_end"])["value"].max()
     checked = keys[keys["checked"].fillna(False).astype(bool)]
     window = checked.set_index(["query", "window_end"]).index
@@ -154,7 +158,7 @@ def verdict(results: pd.DataFrame, exact: pd.DataFrame, predictive: bool = False
     return {"windows": int(keys.groupby(["query", "window_end"]).ngroups),
             "windows_checked": int(len(windows)), "windows_equal": int(windows.sum()),
             "all_checked_equal": bool(len(windows)) and bool(windows.all()),
-            "mismatches": wrong[["query", "window_end", "key", "sum", "exact_sum", "count", "exact_count"]]
+            "mismatches": wrong[["query", "window_end", "key", *(c for f in late.CHECKS for c in (f, f"exact_{f}"))]]
             .to_dict("records"),
             "late_accepted": int(keys["late_accepted"].fillna(0).sum()), "late_dropped": int(dropped.sum()),
             "aion": counters}
@@ -219,7 +223,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path,
     operators delete their own p-buckets."""
     from klinkctl.files import write_json
     from klinkctl.results.tables import read_table
-    if config.workload != "average":
+    if config.workload not in LATE:
         return []
     problems, report = [], {"late_state": config.late_state, "allowed_lateness_ms": config.allowed_lateness_ms,
                             "late_trigger": config.late_trigger, "predictive_cleanup": config.predictive_cleanup}
@@ -234,7 +238,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path,
         text = {"dtype": {"key": str}}
         results = read_table(run_dir / "results.csv", **text)
         report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0,
-                              config.late_trigger == "staleness"),
+                              config.late_trigger == "staleness", config.workload),
                       staleness=staleness(results, config.staleness_bound))
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")

@@ -16,7 +16,9 @@ WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slid
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000},
                                                 "rides": {"window_ms": 2000},
-                                                "average": {"window_ms": 1000}}
+                                                "average": {"window_ms": 1000},
+                                                "bigrams": {"window_ms": 1000,
+                                                            "payload_bytes": catalog.bigrams()["meanPostBytes"]}}
 #: Where a query's tasks run (JobOptions.placement).
 PLACEMENTS = ("query", "split")
 #: Workloads measured per record (no windows), with a tail-latency technique between their stages.
@@ -150,7 +152,8 @@ class RidesOptions(Section):
                              "0.5-1.5).", workloads=RIDES, ge=0, le=10)
 
 
-LATE = ("average",)
+#: The late-event workloads (io.klink.workloads.late.LateWindowJob): the Aion paper's micro-benchmarks.
+LATE = ("average", "bigrams")
 #: The longest allowed lateness and m-bucket klinkctl accepts (a run keeps every window that long; an m-bucket
 #: beyond it would not fit the TaskManager's heap anyway).
 MAX_LATENESS_MS = 3_600_000
@@ -162,55 +165,69 @@ MAX_PAYLOAD_BYTES = 60_000
 class LateStateOptions(Section):
     """Late-event window state (seed aion-late-events-esteves.txt, docs/late-state.md): Flink's window operator on
     one of its state backends, or AION's m-buckets and p-buckets (§3.1-3.3)."""
-    late_state: str = option("flink-heap", "average: where windows keep their state for late events: flink-heap / "
+    late_state: str = option("flink-heap", "Where windows keep their state for late events: flink-heap / "
                              "flink-rocksdb / flink-forst = Flink's window operator with allowedLateness on that "
                              "state backend (refused if the installed Flink lacks it); aion = AION's bounded "
                              "in-memory m-buckets and p-buckets on local disk (§3.1-3.3).", choices=catalog.late_states,
                              workloads=LATE)
-    allowed_lateness_ms: int = option(10_000, "average: how long after its end a window still takes late events "
+    allowed_lateness_ms: int = option(10_000, "How long after its end a window still takes late events "
                                       "(Flink's allowedLateness; then its state is dropped); at most 1h.",
                                       duration=True, workloads=LATE, ge=0, le=MAX_LATENESS_MS)
     payload_bytes: int = option(0, "average: characters of payload per event, kept with it in the window state "
-                                "(the paper's events are 1.5-3.5 KB; what makes the state large); 0 = none.",
+                                "(the paper's events are 1.5-3.5 KB; what makes the state large); 0 = none. bigrams: "
+                                "a post's mean size in bytes (log-normal, σ = "
+                                f"{catalog.bigrams()['postLengthSigma']} of its log; the paper's 3584), at least 1. "
+                                f"[bigrams: {catalog.bigrams()['meanPostBytes']}]",
                                 workloads=LATE, ge=0, le=MAX_PAYLOAD_BYTES)
-    m_bucket_events: int = option(500_000, "average, aion: events a window keeps in memory before the rest goes "
+    m_bucket_events: int = option(500_000, "aion: events a window keeps in memory before the rest goes "
                                   "to its p-bucket (§3.3; the paper's 500,000).", workloads=LATE, ge=1,
                                   le=MAX_M_BUCKET_EVENTS)
-    rho_min: float = option(0.05, "average, aion: fraction ρ_min of a window's first events kept in memory when "
+    rho_min: float = option(0.05, "aion: fraction ρ_min of a window's first events kept in memory when "
                             "it expires and is destaged (§3.2's bootstrap set); in [0, 1].", workloads=LATE, ge=0,
                             le=1)
-    late_trigger: str = option("watermark", "average, aion: when a past window with new late events re-executes: "
+    late_trigger: str = option("watermark", "aion: when a past window with new late events re-executes: "
                                "watermark = on the next watermark or tick; staleness = §3.4's trigger, at the "
                                "fewest executions keeping its staleness t·n/(T·N) within --staleness-bound over the "
                                "late arrivals of the windows already cleaned up, balanced.",
                                choices=catalog.late_triggers, workloads=LATE)
-    staleness_bound: float = option(0.05, "average, aion, --late-trigger staleness: the largest staleness "
+    staleness_bound: float = option(0.05, "aion, --late-trigger staleness: the largest staleness "
                                     "t·n/(T·N) allowed between a window's executions; in (0, 1].", workloads=LATE,
                                     gt=0, le=1)
-    prestaging: bool = option(True, "average, aion: §3.2's proactive caching: a past window's p-bucket is read back "
+    prestaging: bool = option(True, "aion: §3.2's proactive caching: a past window's p-bucket is read back "
                               "one watermark interval plus its expected staging time (Δt, measured per event) "
                               "before its next execution is due (with the watermark trigger: as soon as it has new "
                               "late events), so the execution finds it in memory. --no-prestaging: read on demand "
                               "when it executes (the paper's ablation).",
                               workloads=LATE)
-    destage_idle_ms: int = option(0, "average, aion: §3.2's local policy 2: destage a current window (all but its "
+    destage_idle_ms: int = option(0, "aion: §3.2's local policy 2: destage a current window (all but its "
                                   "ρ_min bootstrap set) once it got neither an event nor a watermark for this long "
                                   "of processing time (τ); 0 = off.", duration=True, workloads=LATE, ge=0,
                                   le=MAX_LATENESS_MS)
-    destage_scarce: float = option(0.0, "average, aion: §3.2's global policy: while the TaskManager's free heap (after "
+    destage_scarce: float = option(0.0, "aion: §3.2's global policy: while the TaskManager's free heap (after "
                                    "its latest GC) is below this fraction, destage one current window per tick, in "
                                    "--destage-order; 0 = off.", workloads=LATE, ge=0, lt=1)
-    destage_very_scarce: float = option(0.0, "average, aion: §3.2's global policy: while the free heap is below this "
+    destage_very_scarce: float = option(0.0, "aion: §3.2's global policy: while the free heap is below this "
                                         "fraction (the paper's example: 0.1), destage every current window; 0 = off; "
                                         "at most --destage-scarce when that is set.", workloads=LATE, ge=0, lt=1)
-    destage_order: str = option("size", "average, aion, --destage-scarce: which window goes first: size = the "
+    destage_order: str = option("size", "aion, --destage-scarce: which window goes first: size = the "
                                 "largest m-bucket (faster savings), rate = the slowest ingestion (least delay).",
                                 choices=catalog.destage_orders, workloads=LATE)
-    predictive_cleanup: float = option(0.0, "average, aion: §3.4's predictive cleanup: each new window is kept for "
+    predictive_cleanup: float = option(0.0, "aion: §3.4's predictive cleanup: each new window is kept for "
                                        "the lateness covering this fraction of the late events observed (upper 95 % "
                                        "confidence bound, e.g. 0.99), at most --allowed-lateness (the conservative "
                                        "start); 0 = the fixed --allowed-lateness.", workloads=LATE, ge=0, lt=1)
 
 
+class BigramsOptions(Section):
+    """The bigrams workload's synthetic posts (io.klink.generator.BigramsEventCodec, which declares the defaults and
+    limits; docs/workloads.md): words drawn from a Zipf law over a vocabulary."""
+    vocabulary_size: int = option(catalog.bigrams()["vocabularySize"], "bigrams: words the posts are drawn from "
+                                  "(rank k spelled in base 26: a, b, …, aa, …).", workloads=("bigrams",), ge=1,
+                                  le=catalog.bigrams()["maxVocabularySize"])
+    word_skew: float = option(catalog.bigrams()["wordSkew"], "bigrams: Zipf exponent s of the words' frequencies "
+                              "(P(rank k) ∝ 1/k^s; 1 = Zipf's law of natural text, 0 = uniform).",
+                              workloads=("bigrams",), ge=0, le=catalog.bigrams()["maxWordSkew"])
+
+
 WORKLOAD_SECTIONS = (JobOptions, YsbOptions, NytOptions, LrbOptions, KmeansOptions, TailOptions, RidesOptions,
-                     LateStateOptions)
+                     LateStateOptions, BigramsOptions)

@@ -58,7 +58,7 @@ CAPACITY_OPTIONS = options(capacity_command(bench_cli.bench), {"--state-dir", "-
 
 @pytest.mark.parametrize("option", BENCH_OPTIONS)
 def test_every_bench_option_takes_every_special_value_cleanly(option):
-    for workload in ("ysb", "kmeans", "rides", "average"):
+    for workload in ("ysb", "kmeans", "rides", "average", "bigrams"):
         for value in SPECIAL:
             assert_clean(CliRunner().invoke(main, ["bench", workload, f"{option}={value}"]))
 
@@ -70,7 +70,7 @@ def test_every_up_option_takes_every_special_value_cleanly(option):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average"]),
+@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average", "bigrams"]),
        option=st.sampled_from(BENCH_OPTIONS),
        value=HOSTILE)
 def test_every_bench_option_is_accepted_or_refused_in_one_line(workload, option, value):

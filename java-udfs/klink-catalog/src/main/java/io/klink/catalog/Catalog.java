@@ -3,6 +3,7 @@ package io.klink.catalog;
 import io.klink.agent.AgentOptions;
 import io.klink.agent.RunControl;
 import io.klink.agent.Enforcement;
+import io.klink.generator.BigramsEventCodec;
 import io.klink.generator.DelayModels;
 import io.klink.generator.Gaps;
 import io.klink.generator.GeneratorArgs;
@@ -14,7 +15,7 @@ import io.klink.scheduler.policy.PolicyConfig;
 import io.klink.workloads.Workloads;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
-import io.klink.workloads.late.AverageJob;
+import io.klink.workloads.late.LateWindowJob;
 import io.klink.workloads.rides.RideAggregate;
 import io.klink.workloads.rides.RidesJob;
 import io.klink.workloads.tail.StageCost;
@@ -62,12 +63,17 @@ public final class Catalog {
         c.put("kmeans", entry("plane", KmeansJob.PLANE));
         c.put("tails", Tails.ALL.stream().map(t -> entry("name", t.name(), "description", t.description())).toList());
         c.put("combiners", RidesJob.COMBINERS.stream().map(n -> entry("name", n)).toList());
-        c.put("lateStates", AverageJob.LATE_STATES.stream().map(s -> entry("name", s.name(), "backend", s.backend(),
+        c.put("lateStates", LateWindowJob.LATE_STATES.stream().map(s -> entry("name", s.name(), "backend", s.backend(),
                 "backendClass", s.backendClass())).toList());
         c.put("lateTriggers", io.klink.workloads.late.AionWindows.LATE_TRIGGERS.stream().map(n -> entry("name", n))
                 .toList());
         c.put("destageOrders", io.klink.workloads.late.DestagePolicies.ORDERS.stream().map(n -> entry("name", n))
                 .toList());
+        c.put("bigrams", entry("meanPostBytes", BigramsEventCodec.DEFAULT_MEAN_POST_BYTES,
+                "postLengthSigma", BigramsEventCodec.POST_LENGTH_SIGMA,
+                "vocabularySize", BigramsEventCodec.DEFAULT_VOCABULARY_SIZE,
+                "maxVocabularySize", BigramsEventCodec.MAX_VOCABULARY_SIZE,
+                "wordSkew", BigramsEventCodec.DEFAULT_WORD_SKEW, "maxWordSkew", BigramsEventCodec.MAX_WORD_SKEW));
         c.put("rideAggregates", Arrays.stream(RideAggregate.values()).map(a -> entry("name", a.label)).toList());
         c.put("stageCosts", Arrays.stream(StageCost.values()).map(s -> entry("name", s.name)).toList());
         return c;

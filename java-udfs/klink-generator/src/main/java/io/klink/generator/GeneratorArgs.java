@@ -35,12 +35,19 @@ public final class GeneratorArgs {
             "                            position reports, CSV, 30 s x rate cars per topic), kmeans (drifting 2-D clusters,",
             "                            CSV x,y,event_time), exclamation (CSV id,word,event_time: per-record latency), rides (CSV",
             "                            region,driver,passengers,fare,event_time: the AdCom ride aggregation), average (CSV",
-            "                            w<key>,<value>,event_time: the Aion paper's average)",
+            "                            w<key>,<value>,event_time: the Aion paper's average), bigrams (CSV",
+            "                            w<key>,<words>,<post>,event_time: synthetic posts, the Aion paper's bigrams)",
             "  --data FILE               nyt: replay this DEBS 2015 CSV (first 500 000 rows, cyclically)",
             "  --regions N               rides: pick-up regions (default 50)",
             "  --key-skew S              rides: Zipf exponent of the regions' shares, 0 = uniform (default 0)",
             "  --payload-bytes N         average: N characters of payload per event, carried into the window state",
-            "                            (the Aion paper's 1.5-3.5 KB events; default 0 = none)",
+            "                            (the Aion paper's 1.5-3.5 KB events; default 0 = none); bigrams: a post's mean",
+            "                            size in bytes (log-normal, sigma " + BigramsEventCodec.POST_LENGTH_SIGMA
+                    + " of its log; default " + BigramsEventCodec.DEFAULT_MEAN_POST_BYTES + ")",
+            "  --vocabulary-size N       bigrams: words the posts are drawn from (default "
+                    + BigramsEventCodec.DEFAULT_VOCABULARY_SIZE + ", at most " + BigramsEventCodec.MAX_VOCABULARY_SIZE + ")",
+            "  --word-skew S             bigrams: Zipf exponent of the words' frequencies (default "
+                    + BigramsEventCodec.DEFAULT_WORD_SKEW + ", 0 = uniform)",
             "  --expressways N           lrb: expressways (1-" + LrbEventCodec.MAX_EXPRESSWAYS + ", default 1)",
             "  --accidents-per-minute X  lrb: accidents started per minute per topic (seeded; default 2)",
             "  --campaigns N             number of campaigns (default 100)",
@@ -77,9 +84,11 @@ public final class GeneratorArgs {
     public static final Set<String> VALUE_FLAGS = Set.of("--bootstrap", "--topics", "--rate", "--duration",
             "--seed", "--delay", "--workload", "--data", "--expressways", "--accidents-per-minute", "--campaigns", "--ads-per-campaign", "--stats-file", "--summary-file",
             "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
-            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--payload-bytes", "--rate-schedule");
+            "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--payload-bytes", "--rate-schedule",
+            "--vocabulary-size", "--word-skew");
     /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
-    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average");
+    public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average",
+            "bigrams");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     public static final int MAX_TOPICS = 1024;
@@ -99,7 +108,10 @@ public final class GeneratorArgs {
     public int campaigns = 100;
     public int regions = 50;
     public double keySkew = 0;
-    public int payloadBytes = 0;
+    /** null: the workload's default (average: none; bigrams: the paper's mean post size). */
+    public Integer payloadBytes;
+    public int vocabularySize = BigramsEventCodec.DEFAULT_VOCABULARY_SIZE;
+    public double wordSkew = BigramsEventCodec.DEFAULT_WORD_SKEW;
     public int adsPerCampaign = 10;
     public Path statsFile;
     public Path summaryFile;
@@ -244,14 +256,13 @@ public final class GeneratorArgs {
                 }
                 payloadBytes = (int) n;
             }
-            case "--key-skew" -> {
-                try {
-                    keySkew = Double.parseDouble(v);
-                } catch (NumberFormatException e) {
-                    keySkew = -1;
-                }
-                if (!(keySkew >= 0) || keySkew > 10) {
-                    throw new UsageException("--key-skew must be a number in [0, 10], got " + v);
+            case "--key-skew" -> keySkew = parseSkew(flag, v);
+            case "--word-skew" -> wordSkew = parseSkew(flag, v);
+            case "--vocabulary-size" -> {
+                vocabularySize = parsePositiveInt(flag, v);
+                if (vocabularySize > BigramsEventCodec.MAX_VOCABULARY_SIZE) {
+                    throw new UsageException(flag + " must be at most " + BigramsEventCodec.MAX_VOCABULARY_SIZE
+                            + ", got " + v);
                 }
             }
             case "--expressways" -> {
@@ -394,12 +405,34 @@ public final class GeneratorArgs {
         }
     }
 
+    /** A Zipf exponent in [0, 10]. */
+    private static double parseSkew(String flag, String v) throws UsageException {
+        double skew;
+        try {
+            skew = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            skew = -1;
+        }
+        if (!(skew >= 0) || skew > 10) {
+            throw new UsageException(flag + " must be a number in [0, 10], got " + v);
+        }
+        return skew;
+    }
+
     private static int parsePositiveInt(String flag, String v) throws UsageException {
         long n = parseLong(flag, v);
         if (n <= 0 || n > Integer.MAX_VALUE) {
             throw new UsageException(flag + " must be a positive integer, got " + v);
         }
         return (int) n;
+    }
+
+    private BigramsEventCodec bigrams() throws UsageException {
+        if (payloadBytes != null && payloadBytes == 0) {
+            throw new UsageException("--payload-bytes: bigrams posts need a mean size of at least 1 byte");
+        }
+        return new BigramsEventCodec(payloadBytes == null ? BigramsEventCodec.DEFAULT_MEAN_POST_BYTES : payloadBytes,
+                vocabularySize, wordSkew);
     }
 
     /** The events of --workload (YSB's catalog comes from --seed, --campaigns, --ads-per-campaign). */
@@ -412,7 +445,8 @@ public final class GeneratorArgs {
             case "kmeans" -> new KmeansEventCodec();
             case "exclamation" -> new ExclamationEventCodec();
             case "rides" -> new RidesEventCodec(regions, keySkew);
-            case "average" -> new AverageEventCodec(payloadBytes);
+            case "average" -> new AverageEventCodec(payloadBytes == null ? 0 : payloadBytes);
+            case "bigrams" -> bigrams();
             case "lrb" -> new LrbEventCodec(seed, ratePerTopic, expressways, accidentsPerMinute);
             default -> new YsbEventCodec(YsbCatalog.create(seed, campaigns, adsPerCampaign));
         };

@@ -18,28 +18,13 @@ public final class RidesEventCodec implements EventCodec {
     /** Cumulative shares of 1..6 passengers (most trips carry one). */
     private static final double[] PASSENGERS_CDF = {0.70, 0.85, 0.90, 0.93, 0.97, 1.0};
 
-    private final double[] regionCdf;
+    private final Zipf regions;
 
     public RidesEventCodec(int regions, double skew) {
         if (regions <= 0 || !(skew >= 0) || Double.isInfinite(skew)) {
             throw new IllegalArgumentException("regions must be > 0 and the skew a finite number >= 0");
         }
-        regionCdf = zipfCdf(regions, skew);
-    }
-
-    /** P(region k) ∝ 1 / k^s, k = 1..n, as a cumulative table. */
-    static double[] zipfCdf(int n, double s) {
-        double[] cdf = new double[n];
-        double total = 0;
-        for (int k = 1; k <= n; k++) {
-            total += Math.pow(k, -s);
-            cdf[k - 1] = total;
-        }
-        for (int k = 0; k < n; k++) {
-            cdf[k] /= total;
-        }
-        cdf[n - 1] = 1.0;
-        return cdf;
+        this.regions = new Zipf(regions, skew);
     }
 
     /** The index of the first entry of {@code cdf} at or above {@code u}. */
@@ -57,13 +42,13 @@ public final class RidesEventCodec implements EventCodec {
     }
 
     public int regionOf(long packed) {
-        return inverse(regionCdf, new SplittableRandom(packed).nextDouble());
+        return regions.index(new SplittableRandom(packed).nextDouble());
     }
 
     @Override
     public byte[] encode(long packed, long eventTimeMs) {
         SplittableRandom r = new SplittableRandom(packed);
-        int region = inverse(regionCdf, r.nextDouble());
+        int region = regions.index(r.nextDouble());
         int driver = r.nextInt(NytEventCodec.MEDALLIONS);
         int passengers = 1 + inverse(PASSENGERS_CDF, r.nextDouble());
         double miles = Math.min(40, Math.max(0.1, Math.exp(0.75 + 0.75 * NytEventCodec.gaussian(r))));

@@ -3,6 +3,8 @@ package io.klink.workloads;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.kmeans.KmeansJob;
 import io.klink.workloads.late.AverageJob;
+import io.klink.workloads.late.BigramsJob;
+import io.klink.workloads.late.LateWindowJob;
 import io.klink.workloads.lrb.LrbJob;
 import io.klink.workloads.nyt.NytJob;
 import io.klink.workloads.rides.RidesJob;
@@ -35,7 +37,8 @@ public final class Workloads {
             new Workload("kmeans", KmeansJob.class, KmeansJob.Config.class),
             new Workload("exclamation", ExclamationJob.class, ExclamationJob.Config.class),
             new Workload("rides", RidesJob.class, RidesJob.Config.class),
-            new Workload("average", AverageJob.class, AverageJob.Config.class));
+            new Workload("average", AverageJob.class, LateWindowJob.Config.class),
+            new Workload("bigrams", BigramsJob.class, LateWindowJob.Config.class));
 
     public static final List<String> NAMES = ALL.stream().map(Workload::name).toList();
 

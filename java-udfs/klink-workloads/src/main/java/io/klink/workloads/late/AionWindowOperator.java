@@ -11,10 +11,10 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * The AION window operator (§3, §4) on unmodified Flink: DATA events ({@code key}, {@code fields[0]} the value)
- * go into {@link AionWindows}; on each watermark and every {@code reExecuteMs} of processing time the expired
- * windows with new events are (re-)executed and every key's result emitted as a RESULT (fields: average, sum,
- * count, execution, late events accepted). Events dropped after cleanup are forwarded as they are (the
+ * The AION window operator (§3, §4) on unmodified Flink: DATA events ({@code key}, {@code fields[0]} the value,
+ * the payload) go into {@link AionWindows}; on each watermark and every {@code reExecuteMs} of processing time the
+ * expired windows with new events are (re-)executed and every key's result emitted as a RESULT (fields: the
+ * window function's, execution, late events accepted). Events dropped after cleanup are forwarded as they are (the
  * downstream {@link ResultFirings} counts them), a RESULT of key {@code #aion} carries the counters, and one of
  * key {@code #staleness} per window cleaned up its executions and staleness ({@link LateResults#staleness}).
  *
@@ -85,7 +85,7 @@ public class AionWindowOperator extends AbstractStreamOperator<Envelope>
 
     private void emit(List<AionWindows.Result> results) {
         for (AionWindows.Result r : results) {
-            Envelope out = LateResults.result(r.windowEnd(), r.key(), r.sum(), r.count(), r.execution(),
+            Envelope out = LateResults.result(r.windowEnd(), r.key(), r.values(), r.events(), r.execution(),
                     r.lateAccepted());
             output.collect(new StreamRecord<>(out, r.windowEnd() - 1));
         }

@@ -43,7 +43,7 @@ public final class AionWindows implements AutoCloseable {
     /** Bounds checked here and by klinkctl (docs/options.md). */
     public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
                            String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs,
-                           DestagePolicies destaging)
+                           DestagePolicies destaging, LateWindowFunction function)
             implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)
@@ -54,13 +54,14 @@ public final class AionWindows implements AutoCloseable {
             new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
             new PredictiveCleanup(cleanupCoverage, allowedLatenessMs);  // and a bad coverage
             java.util.Objects.requireNonNull(destaging, "destaging policies");
+            java.util.Objects.requireNonNull(function, "window function");
         }
 
-        /** Staging on demand (no pre-staging), only the standard policy's destaging. */
+        /** Staging on demand (no pre-staging), only the standard policy's destaging, the paper's average. */
         public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
                         String lateTrigger, double stalenessBound, double cleanupCoverage) {
             this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound,
-                    cleanupCoverage, 0, DestagePolicies.NONE);
+                    cleanupCoverage, 0, DestagePolicies.NONE, new LateWindowFunction.Average());
         }
 
         /** The fixed bound: every window kept for the allowed lateness. */
@@ -79,27 +80,35 @@ public final class AionWindows implements AutoCloseable {
          *  demand). */
         public Settings prestagingAhead(long tickMs) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, tickMs, destaging);
+                    stalenessBound, cleanupCoverage, tickMs, destaging, function);
         }
 
         /** The same with §3.2's additional destaging policies. */
         public Settings destaging(DestagePolicies policies) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, prestageAheadMs, policies);
+                    stalenessBound, cleanupCoverage, prestageAheadMs, policies, function);
+        }
+
+        /** The same computing another window function per key. */
+        public Settings computing(LateWindowFunction windowFunction) {
+            return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
+                    stalenessBound, cleanupCoverage, prestageAheadMs, destaging, windowFunction);
         }
 
         /** The same at another window offset. */
         public Settings at(long offset) {
             return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, prestageAheadMs, destaging);
+                    stalenessBound, cleanupCoverage, prestageAheadMs, destaging, function);
         }
     }
 
     /** Every {@code --late-trigger} (klink-catalog publishes them). */
     public static final List<String> LATE_TRIGGERS = LateExecutions.TRIGGERS;
 
-    /** One key's result of one execution of a window (execution 1 is the on-time one, unless all was late). */
-    public record Result(long windowEnd, String key, double sum, long count, int execution, long lateAccepted) {}
+    /** One key's result of one execution of a window (execution 1 is the on-time one, unless all was late):
+     *  the window function's {@code values} over its {@code events}. */
+    public record Result(long windowEnd, String key, List<Double> values, long events, int execution,
+                         long lateAccepted) {}
 
     /** What AION did so far (docs/late-state.md). */
     public record Counters(long lateAccepted, long lateDropped, long destaged, long lateWrites, long overflowWrites,
@@ -383,20 +392,18 @@ public final class AionWindows implements AutoCloseable {
         }
     }
 
-    /** The window function: per key the sum and count of the values (the paper's average), over every event. */
+    /** The window function ({@link Settings#function}) per key, over every event of the window. */
     private void execute(long end, Window w, List<LateEvent> events, List<Result> out) {
         w.executions++;
         if (w.executions > 1) {
             reExecutions++;
         }
-        Map<String, double[]> byKey = new TreeMap<>();
+        Map<String, List<LateEvent>> byKey = new TreeMap<>();
         for (LateEvent e : events) {
-            double[] acc = byKey.computeIfAbsent(e.key(), k -> new double[2]);
-            acc[0] += e.value();
-            acc[1]++;
+            byKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
         }
-        byKey.forEach((key, acc) -> out.add(new Result(end, key, acc[0], (long) acc[1], w.executions,
-                w.lateByKey.getOrDefault(key, 0L))));
+        byKey.forEach((key, keyEvents) -> out.add(new Result(end, key, settings.function().apply(keyEvents),
+                keyEvents.size(), w.executions, w.lateByKey.getOrDefault(key, 0L))));
     }
 
     /** §3.2 local policy 1: on expiry, move the m-bucket to the p-bucket except the first ⌈ρ_min·n⌉ events. */

@@ -1,6 +1,8 @@
 package io.klink.workloads.late;
 
 import io.klink.metrics.Envelope;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -10,9 +12,9 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 /**
- * The baselines' window logic on Flink's own window operator (heap, RocksDB or ForSt state): the average over
- * every event of the window, recomputed from the window's list state at each firing (the generic case AION
- * targets, §2: no incremental aggregate), and an event-time trigger that also counts the late events it accepts.
+ * The baselines' window logic on Flink's own window operator (heap, RocksDB or ForSt state): the workload's
+ * {@link LateWindowFunction} over every event of the window, recomputed from the window's list state at each firing
+ * (the generic case AION targets, §2: no incremental aggregate), and an event-time trigger that also counts the late events it accepts.
  */
 public final class FlinkLateWindow {
 
@@ -56,23 +58,28 @@ public final class FlinkLateWindow {
         }
     }
 
-    /** Every key's RESULT (fields: average, sum, count, execution, late events accepted) at each firing. */
-    public static final class Average extends ProcessWindowFunction<Envelope, Envelope, String, TimeWindow> {
+    /** Every key's RESULT (fields: the window function's, then execution and late events accepted) at each
+     *  firing, the function applied to the window's whole list state. */
+    public static final class Apply extends ProcessWindowFunction<Envelope, Envelope, String, TimeWindow> {
+        private final LateWindowFunction function;
+
+        public Apply(LateWindowFunction function) {
+            this.function = function;
+        }
+
         @Override
         public void process(String key, Context context, Iterable<Envelope> events, Collector<Envelope> out)
                 throws Exception {
-            double sum = 0;
-            long count = 0;
+            List<LateEvent> window = new ArrayList<>();
             for (Envelope e : events) {
-                sum += e.fields[0];
-                count++;
+                window.add(new LateEvent(key, e.fields[0], e.timestamp, e.payload));
             }
             ValueState<Integer> executions = context.windowState().getState(EXECUTIONS);
             int execution = executions.value() == null ? 1 : executions.value() + 1;
             executions.update(execution);
             Long late = context.windowState().getState(LATE).value();
-            out.collect(LateResults.result(context.window().getEnd(), key, sum, count, execution,
-                    late == null ? 0 : late));
+            out.collect(LateResults.result(context.window().getEnd(), key, function.apply(window), window.size(),
+                    execution, late == null ? 0 : late));
         }
 
         @Override

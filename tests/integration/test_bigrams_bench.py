@@ -1,0 +1,77 @@
+"""The bigrams workload with late events on the real stack (docs/workloads.md, docs/late-state.md): synthetic posts
+from the generator, every bigram counted per key and window by AION's buckets and by Flink's heap window state;
+for every window whose events no watermark can have dropped, the final result (posts, words, bigrams, distinct
+bigrams and the digest of the counts) equals the harness's exact recomputation from the input topic, and AION's
+posts went through its p-buckets on disk. The window function itself is tested in Java (BigramsTest) and its
+digest against Python's (tests/unit/test_bigrams.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from klinkctl.workloads import bigrams
+
+pytestmark = pytest.mark.integration
+
+# as test_late_state_bench's: log-normal delays (about a quarter of the events late, p99.9 inside L + B), a short
+# lateness so most windows are cleaned up in the run; a lower rate and 1 KB posts (each ~200 words) keep the
+# window function's work small on a shared machine, and a small m-bucket sends posts to the p-buckets
+SHORT_RUN = ("--rate", "400", "--duration", "5s", "--warmup", "1s", "--window", "1s", "--watermark-bound", "100ms",
+             "--delay", "lognormal:120ms:0.6", "--allowed-lateness", "1500ms", "--m-bucket-events", "100",
+             "--rho-min", "0.1", "--payload-bytes", "1024", "--vocabulary-size", "5000", "--word-skew", "1.0")
+
+
+def run(stack, results, late_state: str, *extra: str):
+    result = stack("bench", "bigrams", "--results", str(results), *SHORT_RUN, "--late-state", late_state, *extra,
+                   timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = results.iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    return run_dir, summary["late_state"]
+
+
+def final_results_equal_the_exact_ones(run_dir, only=None) -> int:
+    """Recomputed here from results.csv (each window's and key's last execution) and exact.csv, for the windows
+    `only` lists (default: all); the windows compared."""
+    results = pd.read_csv(run_dir / "results.csv", dtype={"key": str})
+    results = results[~results["key"].str.startswith("#")]
+    fields = pd.DataFrame(results["fields"].map(json.loads).tolist(), columns=bigrams.FIELDS, index=results.index)
+    results = pd.concat([results[["query", "window_end", "key"]], fields], axis=1)
+    final = results.sort_values("execution").groupby(["query", "window_end", "key"]).last().reset_index()
+    exact = pd.read_csv(run_dir / "exact.csv", dtype={"key": str})
+    checked = exact[exact["checked"] & (exact["window_end"].isin(only) if only is not None else True)]
+    both = checked.merge(final, on=["query", "window_end", "key"], how="left", suffixes=("_exact", ""))
+    assert both["posts"].notna().all(), both[both["posts"].isna()]  # no key of a checked window missing
+    assert (both["posts"] == both["events"]).all()
+    for field in ("words", "bigrams", "distinct_bigrams", "digest"):
+        assert (both[field] == both[f"{field}_exact"]).all(), both[both[field] != both[f"{field}_exact"]]
+    assert (both["bigrams"] > both["posts"] * 50).all()  # ~1 KB posts: far more bigrams than posts
+    extra = final.merge(checked, on=["query", "window_end", "key"], how="left", indicator=True)
+    extra = extra[extra["window_end"].isin(checked["window_end"]) & (extra["_merge"] == "left_only")]
+    assert extra.empty, extra  # nor an emitted key the input lacks
+    return checked["window_end"].nunique()
+
+
+def test_aion_and_flink_heap_count_every_bigram_exactly_and_aion_keeps_posts_on_disk(running_stack, tmp_path):
+    run_dir, report = run(running_stack, tmp_path / "aion", "aion", "--late-trigger", "staleness",
+                          "--staleness-bound", "0.05")
+    cleaned_up = [w["window_end"] for w in report["staleness"]["per_window"]]  # had their last execution
+    windows = final_results_equal_the_exact_ones(run_dir, only=cleaned_up)
+    assert windows >= 3 and report["all_checked_equal"] and report["windows_checked"] == windows
+    assert report["late_accepted"] > 20 and report["aion"]["re_executions"] > 0
+    assert report["aion"]["destaged"] > 0 and report["aion"]["overflow_writes"] > 0  # m-buckets of 100 posts
+    assert report["max_p_bucket_bytes"] > 1024 * 100  # at least a hundred ~1 KB posts on disk at once
+    assert not (running_stack.state_dir / "flink" / "tmp" / "klink-p-buckets" / run_dir.name).exists()
+    assert report["memory_span"] == "measured" and len(pd.read_csv(run_dir / "late-state.csv")) >= 5
+    errors = pd.read_csv(run_dir / "error.csv")
+    assert len(errors) >= 3
+
+    run_dir, report = run(running_stack, tmp_path / "heap", "flink-heap")
+    windows = final_results_equal_the_exact_ones(run_dir)
+    assert windows >= 5 and report["all_checked_equal"]
+    assert report["late_accepted"] > 20 and report["aion"] == {} and report["max_p_bucket_bytes"] == 0
+    assert report["staleness"] == {}
