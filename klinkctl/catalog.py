@@ -12,7 +12,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from klinkctl.artifacts import CATALOG_FILE, build_java_udfs
+from klinkctl.artifacts import CATALOG_FILE, build_java_udfs, java_udfs_stale
 from klinkctl.errors import KlinkError
 
 #: The layout this module reads (io.klink.catalog.Catalog.FORMAT).
@@ -34,8 +34,9 @@ def _progress(message: str) -> None:
 
 @functools.cache
 def load() -> dict:
-    """The catalog; a checkout that has never built java-udfs builds it first (Maven, about two minutes)."""
-    if not CATALOG_FILE.is_file():
+    """The catalog; a checkout that has never built java-udfs, or whose Java sources changed since (a pull, a
+    merge), builds it first (Maven, about two minutes): a stale catalog would lack what the new code reads."""
+    if not CATALOG_FILE.is_file() or java_udfs_stale():
         build_java_udfs(progress=_progress, force=True)
     try:
         catalog = json.loads(CATALOG_FILE.read_text())
