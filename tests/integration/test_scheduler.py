@@ -27,7 +27,8 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
 
     cycles = pd.read_csv(run_dir / "scheduler.csv")
     assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why",
-                                    "memory_used", "cycle_cpu_ns", "gc_ms", "remote_tasks"]
+                                    "memory_used", "cycle_cpu_ns", "gc_ms", "remote_tasks", "source_records_in",
+                                    "task_cpu_ns"]
     assert (cycles["gc_ms"] >= 0).all() and cycles["gc_ms"].iloc[0] == 0  # collection time since the last cycle
     assert cycles["memory_used"].between(0, 1).all() and (cycles["memory_used"] > 0).any()  # live heap after GC
     busy_cpu = cycles.loc[cycles["tasks"] > 0, "cycle_cpu_ns"]  # the scheduler thread's own CPU, within the cycle
@@ -38,6 +39,7 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
     assert (cycles["paused"] > 0).any()
     busy = cycles[cycles["tasks"] > 0]
     assert (busy["running"] + busy["paused"] == busy["tasks"]).all()
+    assert busy["source_records_in"].sum() > 0 and (busy["task_cpu_ns"] >= 0).all()  # what each choice got done
 
     latency = pd.read_csv(run_dir / "latency.csv")
     assert set(latency["query"]) == {"q00", "q01"}  # paused tasks were resumed: every query produced windows

@@ -30,7 +30,8 @@ import java.util.function.ToLongFunction;
 public final class Scheduler {
 
     public static final String CSV_HEADER =
-            "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms,remote_tasks";
+            "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms,remote_tasks,"
+            + "source_records_in,task_cpu_ns";
     public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
@@ -253,13 +254,16 @@ public final class Scheduler {
             }
         }
         long cycleNs = System.nanoTime() - t0;
+        // What the previous cycle's choice got done: a chosen pipeline that reads nothing leaves its CPU idle.
+        long sourceRecordsIn = handles.stream().filter(h -> h.info.isSource()).mapToLong(h -> h.cycleRecordsIn).sum();
+        long taskCpuNs = handles.stream().mapToLong(h -> h.cycleCpuNs).sum();
         // The scheduler's own CPU: on a TaskManager capped at a fraction of a core it comes out of the tasks' budget.
         long cycleCpuNs = cpu0 < 0 ? -1 : cpuTime.applyAsLong(Thread.currentThread()) - cpu0;
         cycles++;
         output.append("scheduler.csv", CSV_HEADER, nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
-                memoryUsed) + "," + cycleCpuNs + "," + gcMs + "," + remote.size());
+                memoryUsed) + "," + cycleCpuNs + "," + gcMs + "," + remote.size() + "," + sourceRecordsIn + "," + taskCpuNs);
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
@@ -286,6 +290,8 @@ public final class Scheduler {
                 h.bytesPerRecord = (double) dBytes / dIn;
             }
         }
+        h.cycleRecordsIn = dIn;
+        h.cycleCpuNs = Math.max(0, dCpu);
         h.lastIn = in;
         h.lastOut = out;
         h.lastCpuNs = cpu;

@@ -35,6 +35,9 @@ public final class TaskHandle {
     long lastOut = -1;
     long lastCpuNs = -1;
     long lastBytesIn = -1;
+    /** Records consumed and CPU used by the task since the previous cycle: what the previous choice got done. */
+    long cycleRecordsIn;
+    long cycleCpuNs;
     /** Mean size of one input record in the input gates' buffers; NaN until records and bytes were seen. */
     double bytesPerRecord = Double.NaN;
     double meanCostNs;

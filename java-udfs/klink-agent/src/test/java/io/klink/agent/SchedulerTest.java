@@ -241,7 +241,26 @@ class SchedulerTest {
         assertTrue(runs.get("run").sent.get(0).startsWith("src\tq00\t"), runs.get("run").sent.toString());
         String[] row = lines("run", "scheduler.csv").get(1).split(",", -1);
         assertEquals("1", row[2]); // tasks: this TaskManager's
-        assertEquals("1", row[row.length - 1]); // remote_tasks: q00's window, not q01's
+        assertEquals("1", row[11]); // remote_tasks: q00's window, not q01's
+    }
+
+    @Test
+    void eachRowSaysWhatTheSourcesReadSinceThePreviousCycle() {
+        FakeProbe source = new FakeProbe();
+        handles.add(new TaskHandle(new TaskInfo("src", "q00", "Source: q00/source", 0, -1, true, false, false,
+                List.of()), Thread.currentThread(), source));
+        addTasks(1);
+        scheduler.apply(new RunControl("rr", Map.of("C", "1"), "run"));
+        source.in = 100;
+        probes.get(0).in = 40; // a window task's records are not the sources'
+        scheduler.cycle(1000);
+        source.in = 350;
+        scheduler.cycle(1120);
+        String[] first = lines("run", "scheduler.csv").get(1).split(",", -1);
+        String[] second = lines("run", "scheduler.csv").get(2).split(",", -1);
+        assertEquals("0", first[12]); // nothing to compare with at a run's first cycle
+        assertEquals("250", second[12]);
+        assertTrue(Long.parseLong(second[13]) >= 0, "task_cpu_ns");
     }
 
     @Test
