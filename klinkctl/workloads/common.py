@@ -81,6 +81,7 @@ def job_config(plan_: Plan, config: RunSpec, bootstrap: str, builder: str, **wor
         "outOfOrdernessMs": config.watermark_bound_ms,
         "markerIntervalMs": config.marker_interval_ms,
         "watermarkIntervalMs": config.watermark_interval_ms,
+        "sourceFetchBytes": config.source_fetch_bytes,
         "sampler": config.sampler_settings(),
         "recordResults": config.measures_accuracy,
         "placement": config.placement,

@@ -25,6 +25,10 @@ PLACEMENTS = ("query", "split")
 RECORD_WORKLOADS = ("exclamation",)
 
 
+#: The largest read-ahead per source klinkctl accepts: 16 of them fit the smallest TaskManager heap measured here.
+MAX_SOURCE_FETCH_BYTES = 16 * 1024 * 1024
+
+
 class JobOptions(Section):
     workload: str = option("ysb", "The benchmark workload.", choices=WORKLOADS)
     queries: int = option(1, "Independent query pipelines, each with its own topic.", gt=0)
@@ -36,6 +40,11 @@ class JobOptions(Section):
     marker_interval_ms: int = option(200, "Blocking latency marker period per source; 0 = no markers (to "
                                      "measure their overhead).", duration=True, ge=0)
     watermark_interval_ms: int = option(200, "How often sources emit watermarks.", duration=True, gt=0)
+    source_fetch_bytes: int = option(0, "Bytes a source's Kafka consumer fetches per request "
+                                     "(max.partition.fetch.bytes): about how far a paused source has read ahead "
+                                     "when a scheduler resumes it, so the backlog waits in the TaskManager (the "
+                                     "paper's Flink 1.8 queues) rather than in Kafka; 0 = Kafka's default, 1 MiB.",
+                                     ge=0, le=MAX_SOURCE_FETCH_BYTES)
     placement: str = option("query", "query: each query's pipeline together (one slot); split: pipelines span "
                             "TaskManagers, each receiving from one other, as distributed Klink (§4) assumes — bench: "
                             "the sources on one TaskManager, the windows and what follows on another (needs "

@@ -21,6 +21,7 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -49,8 +50,8 @@ public final class QueryPipelines {
      * {@value #WINDOWS_GROUP}, apart from the sources, so that on two TaskManagers each pipeline spans both.
      */
     public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
-                      long markerIntervalMs, long watermarkIntervalMs, Sampler sampler, boolean recordResults,
-                      String placement, List<Query> queries) {}
+                      long markerIntervalMs, long watermarkIntervalMs, long sourceFetchBytes, Sampler sampler,
+                      boolean recordResults, String placement, List<Query> queries) {}
 
     public static final String SPLIT = "split";
     public static final String WINDOWS_GROUP = "windows";
@@ -121,16 +122,23 @@ public final class QueryPipelines {
                 .transform(q + "markers", ENVELOPES, new MarkerInjector(run.markerIntervalMs()));
     }
 
-    /** The query's input topic, from its start, as {@code deserializer} reads it. */
+    /**
+     * The query's input topic, from its start, as {@code deserializer} reads it; {@code sourceFetchBytes} &gt; 0
+     * sets how much one fetch brings (Kafka's {@code max.partition.fetch.bytes}), i.e. how far a paused source has
+     * read ahead when it resumes.
+     */
     public static <T> KafkaSource<T> kafkaSource(Run run, String queryId, String topic,
                                                  DeserializationSchema<T> deserializer) {
-        return KafkaSource.<T>builder()
+        KafkaSourceBuilder<T> source = KafkaSource.<T>builder()
                 .setBootstrapServers(run.bootstrap())
                 .setTopics(topic)
                 .setGroupId(run.runId() + "-" + queryId)
                 .setStartingOffsets(OffsetsInitializer.earliest())
-                .setValueOnlyDeserializer(deserializer)
-                .build();
+                .setValueOnlyDeserializer(deserializer);
+        if (run.sourceFetchBytes() > 0) {
+            source.setProperty("max.partition.fetch.bytes", Long.toString(run.sourceFetchBytes()));
+        }
+        return source.build();
     }
 
     /**
