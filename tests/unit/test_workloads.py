@@ -217,3 +217,13 @@ def test_bad_combiner_settings_are_one_line(overrides: dict, message: str) -> No
     with pytest.raises(KlinkError, match=message) as error:
         resolve(None, overrides)
     assert "\n" not in str(error.value)
+
+
+def test_a_sources_read_ahead_reaches_every_job_config_and_stays_within_a_heap(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "nyt", "source_fetch_bytes": "4194304"})
+    job = json.loads(nyt.write_job_config(common.plan(config, "r1"), config, "localhost:1", tmp_path).read_text())
+    assert job["sourceFetchBytes"] == 4_194_304
+    assert resolve(None, {"workload": "ysb"}).source_fetch_bytes == 0  # Kafka's own default
+    with pytest.raises(KlinkError, match="source.fetch.bytes") as error:
+        resolve(None, {"workload": "ysb", "source_fetch_bytes": str(64 * 1024 * 1024)})
+    assert "\n" not in str(error.value)
