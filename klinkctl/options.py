@@ -222,10 +222,17 @@ def one_line(error: ValidationError, options: list[Declared]) -> str:
 def _complaint(first: dict) -> str:
     kind, shown = first["type"], first.get("input")
     if kind in _BOUND_WORDS:
-        bounds = {k: f"{v:g}" if isinstance(v, (int, float)) else v for k, v in first.get("ctx", {}).items()}
+        bounds = {k: _number(v) for k, v in first.get("ctx", {}).items()}
         return f"must be {_BOUND_WORDS[kind].format(**bounds)}, got {shown}"
     words = next((w for prefix, w in _TYPE_WORDS.items() if kind.startswith(prefix)), None)
     return f"must be {words}, got {shown!r}" if words else f"is invalid: {first['msg']}"
+
+
+def _number(value: object) -> object:
+    """A bound as users read it: whole numbers in full (16777216, not 1.67772e+07), fractions short (0.1)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{value:g}" if isinstance(value, float) else value
 
 
 def markdown_table(options: list[Declared]) -> str:
