@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import socket
@@ -91,3 +92,16 @@ def running_stack(tmp_path_factory):
     assert result.returncode == 0, result.stderr
     yield cli
     cli("down")
+
+
+def run_late_state_bench(stack, results: Path, workload: str, args: tuple[str, ...], late_state: str, *extra: str,
+                         timeout: int) -> tuple[Path, dict]:
+    """One completed late-event bench run (average, bigrams) into the empty ``results``: its directory and the
+    summary's ``late_state`` section."""
+    result = stack("bench", workload, "--results", str(results), *args, "--late-state", late_state, *extra,
+                   timeout=timeout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run_dir,) = results.iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    return run_dir, summary["late_state"]

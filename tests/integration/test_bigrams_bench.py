@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from klinkctl.workloads import bigrams
+from tests.integration.conftest import run_late_state_bench
 
 pytestmark = pytest.mark.integration
 
@@ -26,13 +27,7 @@ SHORT_RUN = ("--rate", "400", "--duration", "5s", "--warmup", "1s", "--window", 
 
 
 def run(stack, results, late_state: str, *extra: str):
-    result = stack("bench", "bigrams", "--results", str(results), *SHORT_RUN, "--late-state", late_state, *extra,
-                   timeout=180)
-    assert result.returncode == 0, result.stdout + result.stderr
-    (run_dir,) = results.iterdir()
-    summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["status"] == "completed", summary["reason"]
-    return run_dir, summary["late_state"]
+    return run_late_state_bench(stack, results, "bigrams", SHORT_RUN, late_state, *extra, timeout=180)
 
 
 def final_results_equal_the_exact_ones(run_dir, only=None) -> int:

@@ -11,6 +11,8 @@ import json
 import pandas as pd
 import pytest
 
+from tests.integration.conftest import run_late_state_bench
+
 pytestmark = pytest.mark.integration
 
 # log-normal delays (the paper's late arrivals, §5): with B = 100 ms about a quarter of the events are late;
@@ -22,13 +24,7 @@ SHORT_RUN = ("--rate", "2000", "--duration", "5s", "--warmup", "1s", "--window",
 
 
 def run(stack, results, late_state: str, *extra: str):
-    result = stack("bench", "average", "--results", str(results), *SHORT_RUN, "--late-state", late_state, *extra,
-                   timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    (run_dir,) = results.iterdir()
-    summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["status"] == "completed", summary["reason"]
-    return run_dir, summary["late_state"]
+    return run_late_state_bench(stack, results, "average", SHORT_RUN, late_state, *extra, timeout=120)
 
 
 def final_results_equal_the_exact_ones(run_dir, only=None) -> int:

@@ -215,9 +215,14 @@ public final class Scheduler {
         List<TaskHandle> handles = registry.get();
         List<TaskInfo> infos = new ArrayList<>(handles.size());
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
+        // What the previous cycle's choice got done: a chosen pipeline that reads nothing leaves its CPU idle.
+        long sourceRecordsIn = 0;
+        long taskCpuNs = 0;
         for (TaskHandle h : handles) {
             infos.add(h.info);
             snaps.add(collect(h, nowMs));
+            sourceRecordsIn += h.info.isSource() ? h.cycleRecordsIn : 0;
+            taskCpuNs += h.cycleCpuNs;
         }
         int reporting = 0;
         for (TaskSnapshot snap : snaps) {
@@ -254,9 +259,6 @@ public final class Scheduler {
             }
         }
         long cycleNs = System.nanoTime() - t0;
-        // What the previous cycle's choice got done: a chosen pipeline that reads nothing leaves its CPU idle.
-        long sourceRecordsIn = handles.stream().filter(h -> h.info.isSource()).mapToLong(h -> h.cycleRecordsIn).sum();
-        long taskCpuNs = handles.stream().mapToLong(h -> h.cycleCpuNs).sum();
         // The scheduler's own CPU: on a TaskManager capped at a fraction of a core it comes out of the tasks' budget.
         long cycleCpuNs = cpu0 < 0 ? -1 : cpuTime.applyAsLong(Thread.currentThread()) - cpu0;
         cycles++;
