@@ -19,6 +19,7 @@ from klinkctl.cli import output
 from klinkctl.cli.options import FORMAT
 from klinkctl.cli.output import console, format_duration
 from klinkctl.cli.stack import running_stack
+from klinkctl.stack.running import ON_LOST_TASKMANAGER
 from klinkctl.errors import KlinkError, RunNotCompleted
 from klinkctl.run.capacity_warmup import (AUTO, JIT_SETTLED_SHARE, MAX_AUTO_WARMUPS, WARM_AFTER_JOBS, parse_warmup_runs,
                                          warmups_needed)
@@ -56,6 +57,11 @@ def capacity_command(bench: click.Command) -> click.Command:
                           f"has run {WARM_AFTER_JOBS} jobs and the TaskManagers' JIT compilers used at most "
                           f"{JIT_SETTLED_SHARE:.0%} of their CPU in the last warm-up run (at most "
                           f"{MAX_AUTO_WARMUPS} runs); or a number."),
+        click.Option(["--on-lost-taskmanager"], type=click.Choice(ON_LOST_TASKMANAGER), default=ON_LOST_TASKMANAGER[0],
+                     show_default=True,
+                     help="A probe that loses a TaskManager (e.g. out of heap): stop = end the search there; "
+                          "restart = count it as not sustainable, restart the local stack with its settings, run "
+                          "the warm-up runs again and go on (each restart in capacity.json)."),
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
@@ -66,12 +72,14 @@ def capacity_command(bench: click.Command) -> click.Command:
 
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
              factor: float, precision: float, max_probes: int, max_rate: int | None, warmup_runs: str,
-             out: Path | None, **options) -> None:
+             on_lost_taskmanager: str, out: Path | None, **options) -> None:
     from klinkctl.run import capacity as cap
     from klinkctl.run.bench import run_bench
     from klinkctl.run.capacity_criteria import ABORTED, Thresholds
     from klinkctl.run.capacity_warmup import run_warmups
     from klinkctl.run.config import resolve
+    from klinkctl.stack.health import lost_taskmanagers, stack_problem
+    from klinkctl.stack.running import taskmanager_restarter
 
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
     thresholds = Thresholds()
@@ -86,6 +94,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     if out is not None and out.is_dir():
         raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
     spec, processes = running_stack(state_dir)
+    restart = taskmanager_restarter(spec, asked_by="--on-lost-taskmanager restart") \
+        if on_lost_taskmanager == "restart" else None
     warmup_rule, warmup_runs = warmups_needed(spec, requested_warmups)
     directory = cap.new_capacity_dir(results_dir, workload)
     started = time.monotonic()
@@ -93,31 +103,53 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
                   TextColumn("{task.description}"), console=console, disable=not console.is_terminal) as bar:
         task = bar.add_task(f"probe 1 at {settings.start_rate} events/s per query", total=settings.max_probes)
         probes: list[Probe] = []
+        warmups: list[str] = []
+        restarts: list[dict] = []
+
+        def say(line: str) -> None:
+            bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+        def warm_up(count: int) -> None:
+            warmups.extend(run_warmups(config, count, lambda warmup_config, n: run(
+                warmup_config, f"warm-up run {n}", await_last_windows=False), until_compiled=requested_warmups is None,
+                report=say))
+
+        def recover() -> None:  # the stack lost a TaskManager in the last probe: a fresh one, warmed up again
+            problem = stack_problem(spec) or "TaskManagers lost"
+            say(f"{problem}: restarting the stack")
+            processes.update(restart())
+            restarts.append({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "before_probe": len(probes) + 1,
+                             "problem": problem, "warmup_runs_before": len(warmups)})
+            rule, count = warmups_needed(spec, requested_warmups)
+            say(f"warm-up runs after the restart, not judged: {rule}")
+            warm_up(count)
 
         def run(probe_settings, what: str = "", await_last_windows: bool = True):
+            if restart is not None and lost_taskmanagers(spec):
+                recover()
             what = what or f"probe {len(probes) + 1}/{settings.max_probes} at most"
-            bar.console.print(f"[{what}] {probe_settings.rate} events/s per query", markup=False, highlight=False,
-                              soft_wrap=True)
+            say(f"[{what}] {probe_settings.rate} events/s per query")
             return run_bench(spec, probe_settings, directory, processes, progress=lambda line: bar.update(
                 task, description=f"{probe_settings.rate}/s: {line}"), await_last_windows=await_last_windows)
 
         def finished(probe: Probe) -> None:
             probes.append(probe)
             bar.advance(task)
-            bar.console.print(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}",
-                              markup=False, highlight=False, soft_wrap=True)
+            say(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}")
 
-        bar.console.print(f"warm-up runs, not judged: {warmup_rule}", markup=False, highlight=False, soft_wrap=True)
-        warmups = run_warmups(config, warmup_runs, lambda warmup_config, n: run(
-            warmup_config, f"warm-up run {n}", await_last_windows=False), until_compiled=requested_warmups is None,
-            report=lambda line: bar.console.print(line, markup=False, highlight=False, soft_wrap=True))
-        result = cap.search(cap.bench_probe(config, run, thresholds), settings, finished)
+        say(f"warm-up runs, not judged: {warmup_rule}")
+        warm_up(warmup_runs)
+        probe = cap.bench_probe(config, run, thresholds, lost=lambda: lost_taskmanagers(spec),
+                                restarts=restart is not None)
+        result = cap.search(probe, settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
-                                     thresholds, warmups, warmup_rule)
+                                     thresholds, warmups, warmup_rule, restarts)
     path = cap.write_capacity(directory / "capacity.json", document)
     if out is not None:  # a copy where the user wants it; the search directory stays complete
         path = cap.write_capacity(out, document)
     _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
+    if restarts:
+        click.echo(f"restarted the stack {len(restarts)} time(s) after a probe lost a TaskManager (capacity.json)")
     click.echo(f"capacity.json: {path}")
     if result.bottleneck == ABORTED:
         raise RunNotCompleted(f"capacity search ended: {result.stopped}")

@@ -18,7 +18,7 @@ from pathlib import Path
 from klinkctl.errors import KlinkError
 from klinkctl.files import write_json
 from klinkctl.run.capacity_criteria import (ABORTED, FLINK, GENERATOR, SUSTAINABLE, UNSTEADY, Assessment, Thresholds,
-                                            assess, measured_rates, measured_windows)
+                                            assess, lost_taskmanager, measured_rates, measured_windows)
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
@@ -137,7 +137,7 @@ def _limit_reason(rate: int | None, passed: int | None, failed: int | None, sett
 
 def capacity_document(workload: str, config: dict, stack: dict, directory: Path, result: SearchResult,
                       settings: SearchSettings, thresholds: Thresholds, warmup_runs: list[str] = (),
-                      warmup_rule: str = "") -> dict:
+                      warmup_rule: str = "", restarts: list[dict] = ()) -> dict:
     """capacity.json: the rate, what it applies to, and every probe with its criteria (docs/capacity.md)."""
     queries = int(config["queries"])
     return {
@@ -157,6 +157,7 @@ def capacity_document(workload: str, config: dict, stack: dict, directory: Path,
         "thresholds": asdict(thresholds),
         "warmup_runs": list(warmup_runs),
         "warmup_rule": warmup_rule,
+        "restarts": list(restarts),  # the stack restarted after a probe lost a TaskManager (warm-up runs follow)
         "probes": [_probe_entry(probe, queries) for probe in result.probes],
     }
 
@@ -180,12 +181,17 @@ def probe_config(config, rate: int):
     return config.changed(rate=rate, load=None, capacity="")
 
 
-def bench_probe(config, run: Callable, thresholds: Thresholds) -> ProbeFunction:
-    """A probe callback that runs one bench run at the rate (run(config) -> RunOutcome) and assesses it."""
+def bench_probe(config, run: Callable, thresholds: Thresholds, lost: Callable[[], bool] = lambda: False,
+                restarts: bool = False) -> ProbeFunction:
+    """A probe callback that runs one bench run at the rate (run(config) -> RunOutcome) and assesses it. A run
+    that did not complete because the stack lost a TaskManager (``lost()``) is not sustainable if the caller
+    ``restarts`` the stack before the next probe, else it ends the search."""
 
     def probe(rate: int) -> Probe:
         probe_settings = probe_config(config, rate)
         outcome = run(probe_settings)
+        if outcome.summary.get("status") != "completed" and lost():
+            return Probe(rate, lost_taskmanager(outcome.summary, restarts), str(outcome.run_dir))
         windows = measured_windows(outcome.run_dir, outcome.summary, probe_settings)
         rates = measured_rates(outcome.run_dir, outcome.summary, probe_settings)
         verdict = assess(outcome.summary, windows, rates, rate * probe_settings.queries, thresholds)

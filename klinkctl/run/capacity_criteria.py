@@ -23,6 +23,7 @@ METRICS_RESOLUTION_S = 1.0
 
 SUSTAINABLE, FLINK, GENERATOR, ABORTED = "sustainable", "flink", "generator", "aborted"
 UNSTEADY = "unsteady"  # failed while latency fell steeply: the job was still catching up from its start
+LOST = "lost-taskmanager"  # the run lost a TaskManager (e.g. out of heap): not sustainable; the stack is restarted
 
 
 # ---------------------------------------------------------------- one probe: sustainable or not (pure)
@@ -183,6 +184,16 @@ def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_p
     if not criteria["generator"].passed and criteria["source_read"].passed and criteria["latency_trend"].passed:
         return Assessment(GENERATOR, criteria["generator"].why + "; " + criteria["source_read"].why, criteria)
     return Assessment(FLINK, "; ".join(failed), criteria)
+
+
+def lost_taskmanager(summary: dict, restarted: bool) -> Assessment:
+    """The verdict of a probe whose run ended because the stack lost a TaskManager: not sustainable when the
+    search restarts the stack and goes on (--on-lost-taskmanager restart), else the end of the search."""
+    why = f"run {summary.get('status')}: {summary.get('reason') or 'no reason given'}; the stack lost a TaskManager"
+    if restarted:
+        return Assessment(LOST, f"{why}: not sustainable (the stack is restarted before the next probe)")
+    return Assessment(ABORTED, f"{why} (`--on-lost-taskmanager restart` counts such a probe as not sustainable, "
+                               "restarts the stack and goes on)")
 
 
 def measured_rates(run_dir: Path, summary: dict, config) -> ReadRate | None:

@@ -17,6 +17,7 @@ from klinkctl.files import read_yaml
 from klinkctl.options import whole_number
 from klinkctl.run.bench import START_LEAD_MS, drain_ms
 from klinkctl.sim.graphs import check_simulable
+from klinkctl.stack.running import ON_LOST_TASKMANAGER
 from klinkctl.run.config import WORKLOAD_DEFAULTS, RunSpec, build, user_settings
 from klinkctl.run.load import apply_load, capacity_path
 
@@ -32,9 +33,6 @@ MODES = ("bench", "simulate")
 SIMULATED_RUN_S = 3.0
 #: Grid points in the order the grid lists them, or shuffled per repetition (seeded by base-seed and repetition).
 ORDERS = ("grid", "shuffled")
-#: When a run leaves fewer TaskManagers registered than the stack has (e.g. one ran out of heap): stop the sweep,
-#: or restart the local stack with its settings and go on (each restart in restarts.csv).
-ON_LOST_TASKMANAGER = ("stop", "restart")
 #: Set by the sweep itself, so neither fixed nor a grid axis: the seed per repetition, the workload on top.
 RESERVED_FIELDS = {"seed": "the seed is base-seed + repetition - 1; set base-seed at the top level",
                    "workload": "give the workload at the top level (workload: ysb) or as a grid axis "

@@ -13,6 +13,10 @@ from klinkctl.progress import Progress, no_progress
 from klinkctl.stack import backends, flink
 from klinkctl.stack.spec import StackSpec
 
+#: When a run leaves fewer TaskManagers registered than the stack has (e.g. one ran out of heap): stop (the sweep,
+#: the capacity search), or restart the local stack with its settings and go on (each restart recorded).
+ON_LOST_TASKMANAGER = ("stop", "restart")
+
 
 def ensure_stack(state_dir: Path | None, progress: Progress = no_progress) -> tuple[StackSpec, dict[str, int]]:
     """The running stack's spec and component pids; brings up the default local stack when none runs.
@@ -44,13 +48,15 @@ def _require_running(stack: backends.StackBackend, state_dir: Path) -> None:
                               "`klinkctl status` says more; `klinkctl up --backend remote ...` attaches again")
 
 
-def taskmanager_restarter(spec: StackSpec, progress: Progress = no_progress) -> Callable[[], dict[str, int]]:
-    """What restarts the running stack after it lost TaskManagers (a sweep's on-lost-taskmanager: restart): the
-    local stack only, whose processes klinkctl started; refused in one line on any other."""
+def taskmanager_restarter(spec: StackSpec, progress: Progress = no_progress,
+                          asked_by: str = "on-lost-taskmanager: restart") -> Callable[[], dict[str, int]]:
+    """What restarts the running stack after it lost TaskManagers (a sweep's on-lost-taskmanager: restart, the
+    capacity search's --on-lost-taskmanager restart): the local stack only, whose processes klinkctl started;
+    refused in one line on any other."""
     backend = backends.detect(spec.state_dir)
     if backend is None or backend.name != "local":
         name = backend.name if backend is not None else "no"
-        raise KlinkError(f"on-lost-taskmanager: restart needs the local stack (klinkctl up); the stack in "
-                         f"{spec.state_dir} runs on the {name} backend, which klinkctl does not restart: "
-                         "use on-lost-taskmanager: stop")
+        stop = asked_by.replace("restart", "stop")
+        raise KlinkError(f"{asked_by} needs the local stack (klinkctl up); the stack in {spec.state_dir} runs on the "
+                         f"{name} backend, which klinkctl does not restart: use {stop}")
     return lambda: backend.restart(progress)

@@ -62,3 +62,49 @@ def test_a_tiny_capacity_search_writes_capacity_json_and_a_bench_runs_at_a_load_
     assert (bench["load"], bench["capacity"]) == (0.5, str(out))
     assert bench["rate"] == round(0.5 * json.loads(out.read_text())["rate"])
     assert at_load.returncode == 0, at_load.stdout + at_load.stderr
+
+
+def test_a_probe_that_loses_its_taskmanager_is_not_sustainable_and_the_search_goes_on_after_a_restart(
+        klinkctl_factory, tmp_path):
+    """--on-lost-taskmanager restart: the TaskManager is killed during the second probe (the hardest case of
+    a probe running out of heap); that probe counts as not sustainable, the stack is restarted with its
+    settings and the third probe runs on the new TaskManager."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from klinkctl.stack.local import LocalBackend
+
+    cli = klinkctl_factory()
+    assert cli.up("--tm-cpus", "1", "--tm-memory", "1024m", "--jm-memory", "768m").returncode == 0
+    backend, results = LocalBackend(cli.state_dir), tmp_path / "results"
+    spec = backend.recorded_spec()
+    old = next(c for c in backend.recorded_components() if c.name == "taskmanager-1")
+    search = subprocess.Popen(
+        [sys.executable, "-m", "klinkctl", "capacity", "ysb", "--queries", "1", "--window", "1s", "--duration", "8s",
+         "--warmup", "2s", "--start-rate", "500", "--factor", "2", "--max-probes", "3", "--warmup-runs", "0",
+         "--on-lost-taskmanager", "restart", "--results", str(results), "--state-dir", str(cli.state_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    while len(list(results.glob("capacity-*/*/config.yaml"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(4)  # the second probe's job is running
+    os.kill(old.pid, signal.SIGKILL)
+    output, _ = search.communicate(timeout=600)
+    assert search.returncode == 0, output
+
+    (capacity_file,) = results.glob("capacity-*/capacity.json")
+    capacity = json.loads(capacity_file.read_text())
+    verdicts = [probe["verdict"] for probe in capacity["probes"]]
+    assert len(verdicts) == 3 and verdicts[1] == "lost-taskmanager", [p["why"] for p in capacity["probes"]]
+    assert not capacity["probes"][1]["passed"] and "lost a TaskManager" in capacity["probes"][1]["why"]
+    (restart,) = capacity["restarts"]
+    assert restart["before_probe"] == 3 and "TaskManagers" in restart["problem"]
+    assert "restarted the stack 1 time(s)" in output
+    new = next(c for c in backend.recorded_components() if c.name == "taskmanager-1")
+    assert new.pid != old.pid and backend.recorded_spec() == spec  # restarted with the settings it had
+    third = json.loads((Path(capacity["probes"][2]["run_dir"]) / "summary.json").read_text())
+    assert third["status"] == "completed", third.get("reason")
+

@@ -239,6 +239,39 @@ def test_a_failed_run_ends_the_search_with_a_clear_message():
     assert "probe at 20000 events/s per query failed: run failed" in result.stopped
 
 
+def test_a_probe_that_lost_its_taskmanager_counts_as_unsustainable_when_the_stack_is_restarted():
+    def probe(rate: int) -> cap.Probe:
+        if rate >= 40_000:
+            return cap.Probe(rate, criteria.lost_taskmanager(summary(status="failed"), restarted=True))
+        return cap.Probe(rate, criteria.Assessment(criteria.SUSTAINABLE, "ok"))
+
+    result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, precision=0.15, max_probes=12))
+    assert [p.rate for p in result.probes][:4] == [10_000, 20_000, 40_000, 28_284]
+    assert result.converged and result.bottleneck == criteria.FLINK and 34_000 <= result.rate < 40_000
+    assert result.probes[2].assessment.verdict == criteria.LOST
+
+
+def test_a_lost_taskmanager_without_restarts_ends_the_search_and_names_the_option():
+    verdict = criteria.lost_taskmanager(summary(status="failed"), restarted=False)
+    assert verdict.verdict == criteria.ABORTED and "job x ended as FAILED" in verdict.why
+    assert "--on-lost-taskmanager restart" in verdict.why
+
+
+def _bench_probe_runs(tmp_path, status: str, lost: bool, restarts: bool) -> cap.Probe:
+    from types import SimpleNamespace
+
+    config = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    outcome = SimpleNamespace(run_dir=tmp_path, summary=summary(status=status))
+    return cap.bench_probe(config, lambda _: outcome, THRESHOLDS, lost=lambda: lost, restarts=restarts)(10_000)
+
+
+@pytest.mark.parametrize("lost, restarts, verdict", [(True, True, criteria.LOST), (True, False, criteria.ABORTED),
+                                                     (False, True, criteria.ABORTED)])
+def test_bench_probe_asks_about_the_taskmanagers_only_when_a_run_failed(tmp_path, lost, restarts, verdict):
+    probe = _bench_probe_runs(tmp_path, "failed", lost, restarts)
+    assert probe.assessment.verdict == verdict and ("lost a TaskManager" in probe.assessment.why) == lost
+
+
 def test_an_unsteady_probe_is_repeated_once_at_the_same_rate():
     probe, rates = machine(25_000, unsteady=1)
     result = cap.search(probe, cap.SearchSettings(factor=2, start_rate=10_000, max_probes=12))

@@ -486,3 +486,5 @@ def test_only_the_local_stack_has_its_taskmanagers_restarted(monkeypatch, tmp_pa
     monkeypatch.setattr(backends, "detect", lambda state_dir: Remote())
     with pytest.raises(KlinkError, match="^on-lost-taskmanager: restart needs the local stack"):
         running.taskmanager_restarter(StackSpec(state_dir=tmp_path))
+    with pytest.raises(KlinkError, match="^--on-lost-taskmanager restart needs .* use --on-lost-taskmanager stop$"):
+        running.taskmanager_restarter(StackSpec(state_dir=tmp_path), asked_by="--on-lost-taskmanager restart")
