@@ -182,3 +182,9 @@ def bigrams() -> dict:
     """The bigrams workload's post model as its generator declares it (io.klink.generator.BigramsEventCodec): the
     mean post size, its spread, the vocabulary's default size and Zipf exponent and their limits."""
     return dict(load()["bigrams"])
+
+
+def p_bucket_min_free_bytes() -> int:
+    """The free disk an AION window operator needs beside its p-buckets to start
+    (io.klink.workloads.late.PBucketDirectory.MIN_FREE_BYTES)."""
+    return int(load()["pBuckets"]["minFreeBytes"])

@@ -4,6 +4,7 @@ before anything starts."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import zipfile
 from pathlib import Path
 from functools import lru_cache
@@ -59,3 +60,30 @@ def check_destaging(late_state: str, idle_ms: int, scarce: float, very_scarce: f
     if scarce and very_scarce > scarce:
         raise KlinkError(f"--destage-very-scarce {very_scarce} is above --destage-scarce {scarce}: very scarce means "
                          "less free heap than moderately scarce; lower it or raise --destage-scarce")
+
+
+#: What a p-bucket record holds beside its payload (PBuckets: the key, value, event time and the payload's length),
+#: rounded up.
+P_BUCKET_RECORD_OVERHEAD_BYTES = 32
+
+
+def p_bucket_bytes_needed(config) -> int:
+    """An upper bound of what AION's p-buckets hold at once: every event of the allowed lateness and one more
+    window, at the peak rate, for every query (only the bootstrap sets stay in memory); never less than the floor
+    the operator itself demands (PBucketDirectory.MIN_FREE_BYTES). Measured: 778 MB at most against 870 MB
+    bounded, 20 000 events/s of 2 KB at 20 s of lateness (docs/data/capacity-average-20261127-154334)."""
+    seconds = (config.allowed_lateness_ms + config.window_ms) / 1000
+    events = config.queries * config.rate * config.rates.peak_multiplier() * seconds
+    return max(catalog.p_bucket_min_free_bytes(),
+               round(events * (config.payload_bytes + P_BUCKET_RECORD_OVERHEAD_BYTES)))
+
+
+def check_p_bucket_disk(config, tmp_dir: Path) -> None:
+    """One line before anything starts if the disk of the TaskManagers' temp dir (where AION's p-buckets go, on a
+    stack klinkctl runs on this machine) has less free space than the run's p-buckets may need."""
+    existing = next(p for p in (tmp_dir, *tmp_dir.parents) if p.exists())
+    free, needed = shutil.disk_usage(existing).free, p_bucket_bytes_needed(config)
+    if free < needed:
+        raise KlinkError(f"--late-state aion keeps up to {needed / 2**20:.0f} MiB of p-buckets on the disk of {tmp_dir} "
+                         f"at this rate and --allowed-lateness, and it has {free / 2**20:.0f} MiB free: free space "
+                         "there, or lower --rate, --allowed-lateness or --payload-bytes")

@@ -5,13 +5,18 @@ from __future__ import annotations
 from klinkctl.errors import KlinkError
 from klinkctl.run import os_priority
 from klinkctl.run.config import RunSpec
-from klinkctl.stack import backends
+from klinkctl.workloads.options import LATE
+from klinkctl.stack import backends, flink
 from klinkctl.stack.spec import StackSpec
 
 
 def check_stack(spec: StackSpec, config: RunSpec, stack_processes: dict[str, int]) -> None:
     if config.policy == os_priority.POLICY:
         os_priority.check_usable(backend_name(spec), stack_processes)
+    if config.late_state == "aion" and config.workload in LATE and backend_name(spec) == "local":
+        from klinkctl import late_backends
+
+        late_backends.check_p_bucket_disk(config, flink.flink_dir(spec) / "tmp")
     if config.placement == "split" and spec.taskmanagers < 2:
         raise KlinkError(f"--placement split puts the sources on one TaskManager and the windows on another, and "
                          f"this stack has {spec.taskmanagers}: klinkctl up --taskmanagers 2")

@@ -83,6 +83,31 @@ def test_destaging_policies_are_aions_and_very_scarce_is_below_scarce():
         resolve(None, {"workload": "average", "late_state": "aion", "destage_scarce": 0.3, "destage_very_scarce": 0.4})
 
 
+def test_p_buckets_need_the_events_of_the_lateness_and_a_window_at_the_peak_rate_never_less_than_the_floor():
+    config = resolve(None, {"workload": "average", "late_state": "aion", "rate": 20_000, "payload_bytes": 2048,
+                            "allowed_lateness": "20s", "window": "1s", "queries": 2})
+    assert late_backends.p_bucket_bytes_needed(config) == 2 * 20_000 * 21 * (2048 + 32)
+    surge = config.changed(rate_schedule="surge:4x@2s+5s")
+    assert late_backends.p_bucket_bytes_needed(surge) == 4 * late_backends.p_bucket_bytes_needed(config)
+    small = config.changed(rate=10, queries=1)
+    assert late_backends.p_bucket_bytes_needed(small) == 512 * 2 ** 20  # PBucketDirectory.MIN_FREE_BYTES
+
+
+def test_too_little_disk_for_the_p_buckets_is_one_line_before_anything_starts(monkeypatch, tmp_path):
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    config = resolve(None, {"workload": "average", "late_state": "aion", "rate": 20_000, "payload_bytes": 2048,
+                            "allowed_lateness": "20s"})
+    asked = []
+    monkeypatch.setattr(late_backends.shutil, "disk_usage", lambda path: asked.append(path) or usage(0, 0, 600 * 2 ** 20))
+    with pytest.raises(KlinkError, match=r"^--late-state aion keeps up to 833 MiB of p-buckets on the disk of .* and "
+                                         r"it has 600 MiB free: free space there, or lower --rate"):
+        late_backends.check_p_bucket_disk(config, tmp_path / "flink" / "tmp")
+    assert asked == [tmp_path]  # the nearest directory that exists: the stack creates its tmp dir later
+    late_backends.check_p_bucket_disk(config.changed(rate=5_000), tmp_path / "flink" / "tmp")
+
+
 def test_a_state_backend_the_installed_flink_lacks_is_refused(monkeypatch):
     assert "org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend" in late_backends.flink_classes()
     monkeypatch.setattr(late_backends, "flink_classes",
@@ -269,3 +294,22 @@ def test_memory_is_summarised_over_the_measured_span_when_samples_lie_in_it():
                       "live_heap_bytes": {"median": 150.0, "max": 200.0}, "gc_share": 0.2}
     assert late_state.memory(samples, (5000, 6000))["memory_span"] == "whole run"
     assert late_state.memory(samples, None)["live_heap_bytes"] == {"median": 200.0, "max": 800.0}
+
+
+@pytest.mark.parametrize("backend, refused", [("local", True), ("remote", False)])
+def test_the_p_bucket_disk_is_checked_on_the_local_stack_whose_disk_klinkctl_knows(monkeypatch, tmp_path, backend,
+                                                                                  refused):
+    from collections import namedtuple
+
+    from klinkctl.run import stack_checks
+    from klinkctl.stack.spec import StackSpec
+
+    monkeypatch.setattr(stack_checks, "backend_name", lambda spec: backend)
+    monkeypatch.setattr(late_backends.shutil, "disk_usage", lambda path: namedtuple("usage", "free")(2 ** 20))
+    config = resolve(None, {"workload": "average", "late_state": "aion"})
+    if refused:
+        with pytest.raises(KlinkError, match="of p-buckets on the disk of"):
+            stack_checks.check_stack(StackSpec(state_dir=tmp_path), config, {})
+    else:
+        stack_checks.check_stack(StackSpec(state_dir=tmp_path), config, {})
+    stack_checks.check_stack(StackSpec(state_dir=tmp_path), config.changed(late_state="flink-heap"), {})

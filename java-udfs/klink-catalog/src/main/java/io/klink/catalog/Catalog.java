@@ -67,6 +67,7 @@ public final class Catalog {
                 "backendClass", s.backendClass())).toList());
         c.put("lateTriggers", io.klink.workloads.late.AionWindows.LATE_TRIGGERS.stream().map(n -> entry("name", n))
                 .toList());
+        c.put("pBuckets", entry("minFreeBytes", io.klink.workloads.late.PBucketDirectory.MIN_FREE_BYTES));
         c.put("destageOrders", io.klink.workloads.late.DestagePolicies.ORDERS.stream().map(n -> entry("name", n))
                 .toList());
         c.put("bigrams", entry("meanPostBytes", BigramsEventCodec.DEFAULT_MEAN_POST_BYTES,
