@@ -189,7 +189,10 @@ def bench_probe(config, run: Callable, thresholds: Thresholds, lost: Callable[[]
 
     def probe(rate: int) -> Probe:
         probe_settings = probe_config(config, rate)
-        outcome = run(probe_settings)
+        try:
+            outcome = run(probe_settings)
+        except KlinkError as refused:  # e.g. the disk cannot hold this rate's state: the search ends, its file kept
+            return Probe(rate, Assessment(ABORTED, f"refused before it started: {refused}"))
         if outcome.summary.get("status") != "completed" and lost():
             return Probe(rate, lost_taskmanager(outcome.summary, restarts), str(outcome.run_dir))
         windows = measured_windows(outcome.run_dir, outcome.summary, probe_settings)

@@ -265,6 +265,16 @@ def _bench_probe_runs(tmp_path, status: str, lost: bool, restarts: bool) -> cap.
     return cap.bench_probe(config, lambda _: outcome, THRESHOLDS, lost=lambda: lost, restarts=restarts)(10_000)
 
 
+def test_a_probe_refused_before_it_started_ends_the_search_with_the_reason():
+    def refused(_):
+        raise KlinkError("--late-state aion keeps up to 900 MiB of p-buckets")
+
+    config = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    probe = cap.bench_probe(config, refused, THRESHOLDS)(10_000)
+    assert probe.assessment.verdict == criteria.ABORTED
+    assert probe.assessment.why == "refused before it started: --late-state aion keeps up to 900 MiB of p-buckets"
+
+
 @pytest.mark.parametrize("lost, restarts, verdict", [(True, True, criteria.LOST), (True, False, criteria.ABORTED),
                                                      (False, True, criteria.ABORTED)])
 def test_bench_probe_asks_about_the_taskmanagers_only_when_a_run_failed(tmp_path, lost, restarts, verdict):
