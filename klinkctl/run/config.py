@@ -67,8 +67,9 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         for name in self.model_fields_set:
             owners = _BY_NAME[name].workloads if name in _BY_NAME else None
             if owners and self.workload not in owners and getattr(self, name) != _BY_NAME[name].default:
-                raise KlinkError(f"--{_BY_NAME[name].cli} applies to the {' and '.join(owners)} workload only, not "
-                                 f"{self.workload}; drop it")
+                named = (f"{', '.join(owners[:-1])} and {owners[-1]} workloads" if len(owners) > 1
+                         else f"{owners[0]} workload")
+                raise KlinkError(f"--{_BY_NAME[name].cli} applies to the {named} only, not {self.workload}; drop it")
 
     @property
     def measures_accuracy(self) -> bool:

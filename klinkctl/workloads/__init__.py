@@ -38,4 +38,4 @@ class Workload(Protocol):
 def get(name: str) -> Workload:
     if name not in WORKLOADS:
         raise KlinkError(f"unknown workload {name!r}; valid: {', '.join(WORKLOADS)}")
-    return cast(Workload, importlib.import_module(f"klinkctl.workloads.{name}"))
+    return cast(Workload, importlib.import_module(f"klinkctl.workloads.{name.replace('-', '_')}"))

@@ -1,13 +1,13 @@
-"""What the late-event workloads (the Aion paper's micro-benchmarks, docs/late-state.md: `average`, `bigrams`) share:
-their job config (io.klink.workloads.late.LateWindowJob.Config), their events `w<key>,<value>[,<payload>],event_time`
-read back from the input topic, which windows no watermark can have dropped an event from (those are checked), and
-each window's final emitted result against the exact one. A workload module adds its window function's exact
-recomputation, its RESULT `FIELDS` (LateWindowFunction.fields + LateResults.EXECUTION_FIELDS) and `CHECKS`: which
-of them must equal which exact.csv column."""
+"""What the late-event workloads (docs/late-state.md: the Aion paper's micro-benchmarks `average`, `bigrams`, and
+`lrb-segments`) share: their job config (io.klink.workloads.late.LateWindowJob.Config), their events read back from
+the input topic (by default `w<key>,<value>[,<payload>],event_time`), which windows no watermark can have dropped an
+event from (those are checked), and each window's final emitted result against the exact one. A workload module
+adds its window function's exact recomputation, its RESULT `FIELDS` (LateWindowFunction.fields +
+LateResults.EXECUTION_FIELDS) and `CHECKS`: which of them must equal which exact.csv column."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -32,21 +32,34 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
         destageVeryScarce=config.destage_very_scarce, destageOrder=config.destage_order))
 
 
-def events(values: Iterable[bytes], payload: bool = False) -> pd.DataFrame:
-    """key, value, event_time (and with `payload` the payload's bytes) of every well-formed event, in topic order
-    (the order Flink's source reads); the generator's `#progress,<event time>` lines as rows with no key (they only
-    move the watermark)."""
+#: An event line's columns -> (key, value, event time, payload), as the workload's Java parse reads them; None if
+#: the line is not an event of the workload, ValueError if a column is malformed (either way it is left out).
+Columns = Callable[[list[bytes]], tuple[str, float, int, bytes] | None]
+
+
+def word_event(c: list[bytes]) -> tuple[str, float, int, bytes] | None:
+    """`w<key>,<value>[,<payload>],event_time` (io.klink.workloads.late.LateWindowJob.Parse)."""
+    if len(c) not in (3, 4) or not c[0].startswith(b"w"):
+        return None
+    return c[0].decode(), float(c[1]), int(c[-1]), c[2] if len(c) == 4 else b""
+
+
+def events(values: Iterable[bytes], payload: bool = False, columns: Columns = word_event) -> pd.DataFrame:
+    """key, value, event_time (and with `payload` the payload's bytes) of every well-formed event (`columns` reads
+    one), in topic order (the order Flink's source reads); the generator's `#progress,<event time>` lines as rows
+    with no key (they only move the watermark)."""
     rows: list[tuple] = []
     for value in values:
         c = value.split(b",")
         if len(c) == 2 and c[0] == b"#progress" and c[1].isdigit():
             rows.append((None, np.nan, int(c[1]), b""))
-        if len(c) not in (3, 4) or not c[0].startswith(b"w"):
             continue
         try:
-            rows.append((c[0].decode(), float(c[1]), int(c[-1]), c[2] if payload and len(c) == 4 else b""))
+            event = columns(c)
         except ValueError:
             continue
+        if event is not None:
+            rows.append(event if payload else (*event[:3], b""))  # not every payload held until the frame is made
     frame = pd.DataFrame(rows, columns=["key", "value", "event_time", "payload"])
     return frame if payload else frame.drop(columns="payload")
 

@@ -11,14 +11,16 @@ WORKLOADS = catalog.workloads()
 SLIDING = ("nyt", "lrb")
 #: A workload's own defaults, under the file and the command line (NYT: DEBS-style 2 s windows sliding by 1 s;
 #: LRB: the paper's segment statistics over 5 s sliding by 3 s; kMeans: 3 s tumbling windows, the thesis'; a
-#: sampler's sub-streams must divide NYT's 1 s slide, so 500 ms there).
+#: sampler's sub-streams must divide NYT's 1 s slide, so 500 ms there; lrb-segments: tumbling, as long as lrb's
+#: statistics window).
 WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slide_ms": 1000, "substream_ms": 500},
                                                 "lrb": {"window_ms": 5000, "slide_ms": 3000},
                                                 "kmeans": {"window_ms": 3000},
                                                 "rides": {"window_ms": 2000},
                                                 "average": {"window_ms": 1000},
                                                 "bigrams": {"window_ms": 1000,
-                                                            "payload_bytes": catalog.bigrams()["meanPostBytes"]}}
+                                                            "payload_bytes": catalog.bigrams()["meanPostBytes"]},
+                                                "lrb-segments": {"window_ms": 5000}}
 #: Where a query's tasks run (JobOptions.placement).
 PLACEMENTS = ("query", "split")
 #: Workloads measured per record (no windows), with a tail-latency technique between their stages.
@@ -33,7 +35,8 @@ class JobOptions(Section):
     workload: str = option("ysb", "The benchmark workload.", choices=WORKLOADS)
     queries: int = option(1, "Independent query pipelines, each with its own topic.", gt=0)
     window_ms: int = option(10_000, "Window size (ysb: tumbling, the paper's variant 3s; nyt: sliding, 2s; lrb: the "
-                            "sliding segment statistics, 5s; kmeans: tumbling, 3s).", duration=True, gt=0)
+                            "sliding segment statistics, 5s; kmeans: tumbling, 3s; average, bigrams: tumbling, 1s; "
+                            "lrb-segments: tumbling, 5s).", duration=True, gt=0)
     slide_ms: int = option(0, "Slide of sliding windows (lrb's toll window is as long); 0 = tumbling. "
                            "[nyt 1s; lrb 3s]", duration=True, ge=0, workloads=SLIDING)
     watermark_bound_ms: int = option(1000, "Bounded out-of-orderness B of the watermarks.", duration=True, ge=0)
@@ -69,7 +72,7 @@ class LrbOptions(Section):
     stressed: bool = option(False, "The toll window (the query's last) is a third of --slide, so its deadlines "
                             "come 3x as often (the paper's stressed LRB).", workloads=("lrb",), flag=True)
     accidents: float | None = option(None, "Accidents started per minute per query (seeded; 0 = none). [2]",
-                                     workloads=("lrb",), ge=0, le=1000)
+                                     workloads=("lrb", "lrb-segments"), ge=0, le=1000)
 
 
 class KmeansOptions(Section):
@@ -161,8 +164,11 @@ class RidesOptions(Section):
                              "0.5-1.5).", workloads=RIDES, ge=0, le=10)
 
 
-#: The late-event workloads (io.klink.workloads.late.LateWindowJob): the Aion paper's micro-benchmarks.
-LATE = ("average", "bigrams")
+#: The late-event workloads (io.klink.workloads.late.LateWindowJob): the Aion paper's micro-benchmarks and LRB's
+#: segment statistics.
+LATE = ("average", "bigrams", "lrb-segments")
+#: Those whose generator writes a --payload-bytes payload (lrb-segments reads lrb's reports, which have none).
+PAYLOADS = ("average", "bigrams")
 #: The longest allowed lateness and m-bucket klinkctl accepts (a run keeps every window that long; an m-bucket
 #: beyond it would not fit the TaskManager's heap anyway).
 MAX_LATENESS_MS = 3_600_000
@@ -187,7 +193,7 @@ class LateStateOptions(Section):
                                 "a post's mean size in bytes (log-normal, σ = "
                                 f"{catalog.bigrams()['postLengthSigma']} of its log; the paper's 3584), at least 1. "
                                 f"[bigrams: {catalog.bigrams()['meanPostBytes']}]",
-                                workloads=LATE, ge=0, le=MAX_PAYLOAD_BYTES)
+                                workloads=PAYLOADS, ge=0, le=MAX_PAYLOAD_BYTES)
     m_bucket_events: int = option(500_000, "aion: events a window keeps in memory before the rest goes "
                                   "to its p-bucket (§3.3; the paper's 500,000).", workloads=LATE, ge=1,
                                   le=MAX_M_BUCKET_EVENTS)

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from klinkctl.stack.ports import port_is_free
@@ -96,8 +97,8 @@ def running_stack(tmp_path_factory):
 
 def run_late_state_bench(stack, results: Path, workload: str, args: tuple[str, ...], late_state: str, *extra: str,
                          timeout: int) -> tuple[Path, dict]:
-    """One completed late-event bench run (average, bigrams) into the empty ``results``: its directory and the
-    summary's ``late_state`` section."""
+    """One completed late-event bench run (average, bigrams, lrb-segments) into the empty ``results``: its directory
+    and the summary's ``late_state`` section."""
     result = stack("bench", workload, "--results", str(results), *args, "--late-state", late_state, *extra,
                    timeout=timeout)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -105,3 +106,29 @@ def run_late_state_bench(stack, results: Path, workload: str, args: tuple[str, .
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "completed", summary["reason"]
     return run_dir, summary["late_state"]
+
+
+WINDOW_KEY = ["query", "window_end", "key"]
+
+
+def exact_final_results(run_dir: Path, workload, only=None) -> pd.DataFrame:
+    """Recomputed here from results.csv (each window's and key's last execution) and exact.csv, not by klinkctl's
+    comparison: every checked window (of those `only` lists; default all) has exactly the exact table's keys, and
+    each of the late-event `workload` module's CHECKS fields equals its exact column. Returns those keys' final
+    fields (workload.FIELDS) beside the exact columns (each prefixed `exact_`)."""
+    results = pd.read_csv(run_dir / "results.csv", dtype={"key": str})
+    results = results[~results["key"].str.startswith("#")]
+    fields = pd.DataFrame(results["fields"].map(json.loads).tolist(), columns=workload.FIELDS, index=results.index)
+    results = pd.concat([results[WINDOW_KEY], fields], axis=1)
+    final = results.sort_values("execution").groupby(WINDOW_KEY).last().reset_index()
+    exact = pd.read_csv(run_dir / "exact.csv", dtype={"key": str}, float_precision="round_trip")  # exact means
+    checked = exact[exact["checked"] & (exact["window_end"].isin(only) if only is not None else True)]
+    checked = checked.rename(columns={c: f"exact_{c}" for c in checked.columns if c not in WINDOW_KEY})
+    both = checked.merge(final, on=WINDOW_KEY, how="left")
+    assert both["execution"].notna().all(), both[both["execution"].isna()]  # no key of a checked window missing
+    for field, column in workload.CHECKS.items():
+        assert (both[field] == both[f"exact_{column}"]).all(), both[both[field] != both[f"exact_{column}"]]
+    extra = final.merge(checked, on=WINDOW_KEY, how="left", indicator=True)
+    extra = extra[extra["window_end"].isin(checked["window_end"]) & (extra["_merge"] == "left_only")]
+    assert extra.empty, extra  # nor an emitted key the input lacks
+    return both

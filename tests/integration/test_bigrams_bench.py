@@ -7,13 +7,11 @@ digest against Python's (tests/unit/test_bigrams.py)."""
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
 from klinkctl.workloads import bigrams
-from tests.integration.conftest import run_late_state_bench
+from tests.integration.conftest import exact_final_results, run_late_state_bench
 
 pytestmark = pytest.mark.integration
 
@@ -31,25 +29,10 @@ def run(stack, results, late_state: str, *extra: str):
 
 
 def final_results_equal_the_exact_ones(run_dir, only=None) -> int:
-    """Recomputed here from results.csv (each window's and key's last execution) and exact.csv, for the windows
-    `only` lists (default: all); the windows compared."""
-    results = pd.read_csv(run_dir / "results.csv", dtype={"key": str})
-    results = results[~results["key"].str.startswith("#")]
-    fields = pd.DataFrame(results["fields"].map(json.loads).tolist(), columns=bigrams.FIELDS, index=results.index)
-    results = pd.concat([results[["query", "window_end", "key"]], fields], axis=1)
-    final = results.sort_values("execution").groupby(["query", "window_end", "key"]).last().reset_index()
-    exact = pd.read_csv(run_dir / "exact.csv", dtype={"key": str})
-    checked = exact[exact["checked"] & (exact["window_end"].isin(only) if only is not None else True)]
-    both = checked.merge(final, on=["query", "window_end", "key"], how="left", suffixes=("_exact", ""))
-    assert both["posts"].notna().all(), both[both["posts"].isna()]  # no key of a checked window missing
-    assert (both["posts"] == both["events"]).all()
-    for field in ("words", "bigrams", "distinct_bigrams", "digest"):
-        assert (both[field] == both[f"{field}_exact"]).all(), both[both[field] != both[f"{field}_exact"]]
+    """Every checked window (of those `only` lists; default all) has the exact digest; the windows compared."""
+    both = exact_final_results(run_dir, bigrams, only)  # posts, words, bigrams, distinct bigrams and digest
     assert (both["bigrams"] > both["posts"] * 50).all()  # ~1 KB posts: far more bigrams than posts
-    extra = final.merge(checked, on=["query", "window_end", "key"], how="left", indicator=True)
-    extra = extra[extra["window_end"].isin(checked["window_end"]) & (extra["_merge"] == "left_only")]
-    assert extra.empty, extra  # nor an emitted key the input lacks
-    return checked["window_end"].nunique()
+    return both["window_end"].nunique()
 
 
 def test_aion_and_flink_heap_count_every_bigram_exactly_and_aion_keeps_posts_on_disk(running_stack, tmp_path):

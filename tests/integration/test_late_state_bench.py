@@ -6,12 +6,11 @@ the run, and reports each window's executions and staleness. The bucket logic it
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
-from tests.integration.conftest import run_late_state_bench
+from klinkctl.workloads import average
+from tests.integration.conftest import exact_final_results, run_late_state_bench
 
 pytestmark = pytest.mark.integration
 
@@ -28,22 +27,9 @@ def run(stack, results, late_state: str, *extra: str):
 
 
 def final_results_equal_the_exact_ones(run_dir, only=None) -> int:
-    """Recomputed here from results.csv (each window's and key's last execution) and exact.csv, for the windows
-    `only` lists (default: all); the windows compared."""
-    results = pd.read_csv(run_dir / "results.csv", dtype={"key": str})
-    results = results[~results["key"].str.startswith("#")]
-    fields = results["fields"].map(json.loads)
-    results = results.assign(sum=fields.str[1], count=fields.str[2], execution=fields.str[3])
-    final = results.sort_values("execution").groupby(["query", "window_end", "key"]).last().reset_index()
-    exact = pd.read_csv(run_dir / "exact.csv", dtype={"key": str})
-    checked = exact[exact["checked"] & (exact["window_end"].isin(only) if only is not None else True)]
-    both = checked.merge(final, on=["query", "window_end", "key"], how="left")
-    assert both["count"].notna().all(), both[both["count"].isna()]  # no key of a checked window missing
-    assert (both["count"] == both["events"]).all() and (both["sum_x"] == both["sum_y"]).all()
-    extra = final.merge(checked, on=["query", "window_end", "key"], how="left", indicator=True)
-    extra = extra[extra["window_end"].isin(checked["window_end"]) & (extra["_merge"] == "left_only")]
-    assert extra.empty, extra  # nor an emitted key the input lacks
-    return checked["window_end"].nunique()
+    """Every checked window (of those `only` lists; default all) has the exact sums and counts; the windows
+    compared."""
+    return exact_final_results(run_dir, average, only)["window_end"].nunique()
 
 
 def test_aion_and_flink_heap_give_the_exact_final_results_and_aion_destages_to_disk(running_stack, tmp_path):

@@ -70,7 +70,8 @@ def test_every_up_option_takes_every_special_value_cleanly(option):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average", "bigrams"]),
+@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average", "bigrams",
+                                  "lrb-segments"]),
        option=st.sampled_from(BENCH_OPTIONS),
        value=HOSTILE)
 def test_every_bench_option_is_accepted_or_refused_in_one_line(workload, option, value):

@@ -53,7 +53,8 @@ def test_options_parse_with_units_and_belong_to_the_late_event_workloads_only():
     assert (config.late_state, config.allowed_lateness_ms, config.m_bucket_events, config.rho_min) == (
         "aion", 1500, 100, 0.25)
     assert config.measures_accuracy  # results.csv and exact.csv are always written
-    with pytest.raises(KlinkError, match="--late-state applies to the average and bigrams workload only"):
+    with pytest.raises(KlinkError, match="--late-state applies to the average, bigrams and lrb-segments workloads "
+                                         "only"):
         resolve(None, {"workload": "ysb", "late_state": "aion"})
     with pytest.raises(KlinkError, match="--sampler does not apply to the average workload"):
         resolve(None, {"workload": "average", "sampler": "aion"})
@@ -67,7 +68,8 @@ def test_options_parse_with_units_and_belong_to_the_late_event_workloads_only():
         == 0.99
     with pytest.raises(KlinkError, match="^--predictive-cleanup is AION's"):
         resolve(None, {"workload": "average", "predictive_cleanup": 0.99})
-    with pytest.raises(KlinkError, match="--staleness-bound applies to the average and bigrams workload only"):
+    with pytest.raises(KlinkError, match="--staleness-bound applies to the average, bigrams and lrb-segments "
+                                         "workloads only"):
         resolve(None, {"workload": "ysb", "staleness_bound": 0.1})
 
 

@@ -44,9 +44,8 @@ def test_bad_sampler_settings_are_refused(options, message):
 
 
 def test_accuracy_needs_a_workload_with_exact_results():
-    with pytest.raises(KlinkError, match="exact window results, which the harness computes for ysb, nyt, kmeans, rides, "
-                                         "average, bigrams only, "
-                                         "not lrb"):
+    with pytest.raises(KlinkError, match="exact window results, which the harness computes for ysb, nyt, kmeans, "
+                                         "rides, average, bigrams, lrb-segments only, not lrb"):
         resolve(None, {"workload": "lrb", "sampler": "aion"})
     assert resolve(None, {"workload": "nyt", "sampler": "aion"}).substream_ms == 500  # divides the 1 s slide
     assert resolve(None, {"workload": "kmeans", "accuracy": True}).measures_accuracy

@@ -31,7 +31,7 @@ def test_nyt_defaults_to_two_second_windows_sliding_by_one() -> None:
 @pytest.mark.parametrize("overrides, message", [
     ({"workload": "nyt", "window": "3s", "slide": "2s"}, r"--window \(3000 ms\) must be a multiple"),
     ({"workload": "nyt", "slide": "0s"}, "must be a multiple of a positive --slide"),
-    ({"workload": "ysb", "slide": "1s"}, "--slide applies to the nyt and lrb workload only, not ysb"),
+    ({"workload": "ysb", "slide": "1s"}, "--slide applies to the nyt and lrb workloads only, not ysb"),
 ])
 def test_bad_slides_are_one_line(overrides: dict, message: str) -> None:
     with pytest.raises(KlinkError, match=message) as error:
@@ -144,7 +144,7 @@ def test_lrb_job_config_names_its_windows(tmp_path: Path) -> None:
     ({"workload": "lrb", "accidents": "-1"}, "--accidents must be at least 0, got -1"),
     ({"workload": "lrb", "accidents": "many"}, "--accidents must be a number"),
     ({"workload": "ysb", "stressed": True}, "--stressed applies to the lrb workload only"),
-    ({"workload": "nyt", "accidents": "3"}, "--accidents applies to the lrb workload only"),
+    ({"workload": "nyt", "accidents": "3"}, "--accidents applies to the lrb and lrb-segments workloads only"),
 ])
 def test_bad_lrb_settings_are_one_line(overrides: dict, message: str) -> None:
     with pytest.raises(KlinkError, match=message) as error:

@@ -86,7 +86,8 @@ public final class GeneratorArgs {
             "--start-at-ms", "--start-at-file", "--progress-after-end", "--warmup", "--warmup-topic", "--compression", "--linger-ms", "--batch-size", "--pack-bytes", "--sample-delays",
             "--delays-file", "--gaps", "--sample-gaps", "--regions", "--key-skew", "--payload-bytes", "--rate-schedule",
             "--vocabulary-size", "--word-skew");
-    /** The event schemas {@link #codec} makes, one per workload of klink-workloads (the catalog test checks). */
+    /** The event schemas {@link #codec} makes, one per workload of klink-workloads but lrb-segments, which reads
+     *  lrb's (the catalog test checks). */
     public static final List<String> WORKLOADS = List.of("ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average",
             "bigrams");
     public static final Set<String> SWITCHES = Set.of("--max-rate", "--print-campaigns", "--help");

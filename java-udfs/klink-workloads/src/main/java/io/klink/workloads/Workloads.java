@@ -5,6 +5,7 @@ import io.klink.workloads.kmeans.KmeansJob;
 import io.klink.workloads.late.AverageJob;
 import io.klink.workloads.late.BigramsJob;
 import io.klink.workloads.late.LateWindowJob;
+import io.klink.workloads.late.LrbSegmentsJob;
 import io.klink.workloads.lrb.LrbJob;
 import io.klink.workloads.nyt.NytJob;
 import io.klink.workloads.rides.RidesJob;
@@ -16,7 +17,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Every workload: its name ({@code klinkctl bench <workload>}, klink-generator {@code --workload}), the class whose
+ * Every workload: its name ({@code klinkctl bench <workload>}, and klink-generator's {@code --workload} unless it
+ * reads another workload's events: lrb-segments reads lrb's position reports), the class whose
  * static {@code build(env, configJson)} adds its queries, and the record of its own job-config keys. The one
  * declaration the build's catalog (klink-catalog) and klinkctl read.
  */
@@ -38,7 +40,8 @@ public final class Workloads {
             new Workload("exclamation", ExclamationJob.class, ExclamationJob.Config.class),
             new Workload("rides", RidesJob.class, RidesJob.Config.class),
             new Workload("average", AverageJob.class, LateWindowJob.Config.class),
-            new Workload("bigrams", BigramsJob.class, LateWindowJob.Config.class));
+            new Workload("bigrams", BigramsJob.class, LateWindowJob.Config.class),
+            new Workload("lrb-segments", LrbSegmentsJob.class, LateWindowJob.Config.class));
 
     public static final List<String> NAMES = ALL.stream().map(Workload::name).toList();
 

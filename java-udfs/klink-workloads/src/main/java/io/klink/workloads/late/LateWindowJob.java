@@ -18,9 +18,10 @@ import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindo
 import org.apache.flink.util.OutputTag;
 
 /**
- * The Aion paper's micro-benchmarks (seed aion-late-events-esteves.txt §5: {@link AverageJob}, {@link BigramsJob}):
- * one {@link LateWindowFunction} per key over tumbling event-time windows that keep accepting late events for
- * {@code allowedLatenessMs}. Events are {@code w<key>,<value>[,<payload>],event_time}. Per query:
+ * The Aion paper's micro-benchmarks and its LRB's segment statistics (seed aion-late-events-esteves.txt §5:
+ * {@link AverageJob}, {@link BigramsJob}, {@link LrbSegmentsJob}): one {@link LateWindowFunction} per key over tumbling event-time windows that keep accepting late events for
+ * {@code allowedLatenessMs}. Each workload names its parse (the line to key, value and payload), by default
+ * {@link Parse}: {@code w<key>,<value>[,<payload>],event_time}. Per query:
  * <pre>
  *   Kafka source -> markers -> parse -+-> (DATA) by key -> window (1) --+-> firings (1) -> output -> sink
  *                                     +-> (markers, probes) ------------+
@@ -58,9 +59,18 @@ public final class LateWindowJob {
                 .backend();
     }
 
-    /** Adds every query of the run, each computing {@code function} per key and window. */
+    /** Adds every query of the run, each computing {@code function} per key and window of {@link Parse}'s events. */
     public static void build(StreamExecutionEnvironment env, String configJson, LateWindowFunction function)
             throws IOException {
+        build(env, configJson, new Parse(), function);
+    }
+
+    /**
+     * Adds every query of the run: {@code parse} turns each DATA line into its key, {@code fields[0]} (the
+     * {@link LateEvent}'s value) and payload (a null key drops it), and {@code function} runs per key and window.
+     */
+    public static void build(StreamExecutionEnvironment env, String configJson, MapFunction<Envelope, Envelope> parse,
+                             LateWindowFunction function) throws IOException {
         QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
         Configuration backend = new Configuration();
@@ -76,17 +86,18 @@ public final class LateWindowJob {
                     .computing(function);
         }
         for (Query query : run.queries()) {
-            addQuery(env, run, config, aion, function, query);
+            addQuery(env, run, config, aion, parse, function, query);
         }
     }
 
     static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config,
-                         AionWindows.Settings aion, LateWindowFunction function, Query query) {
+                         AionWindows.Settings aion, MapFunction<Envelope, Envelope> parse, LateWindowFunction function,
+                         Query query) {
         String q = query.id() + "/";
         long size = config.windowMs(), offset = query.windowOffsetMs();
         DataStream<Envelope> parsed = QueryPipelines.source(env, run, query.id(), query.topic(),
                         new CsvLineDeserializer("late-window event"))
-                .map(new Parse(), QueryPipelines.ENVELOPES).name(q + "parse");
+                .map(parse, QueryPipelines.ENVELOPES).name(q + "parse");
         DataStream<Envelope> data = parsed.filter(e -> e.isData() && e.key != null).name(q + "data");
         DataStream<Envelope> instrumentation = parsed.filter(e -> !e.isData()).name(q + "instrumentation");
         DataStream<Envelope> windowed;

@@ -54,7 +54,8 @@ public final class LrbOperators {
             out.collect(e);
         }
 
-        static double[] parse(String line) {
+        /** A report's fields ({@link #F_SPEED} …), or null if it is malformed. */
+        public static double[] parse(String line) {
             String[] c = line.split(",", -1);
             if (c.length != 10 || !c[0].equals("0")) {
                 return null;
