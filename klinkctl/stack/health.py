@@ -3,7 +3,7 @@ TaskManager stops the sweep with one line instead of failing every later run aft
 
 from __future__ import annotations
 
-from klinkctl.stack import flink, kafka
+from klinkctl.stack import backends, flink, kafka
 from klinkctl.stack.spec import StackSpec
 
 
@@ -20,6 +20,11 @@ def stack_problem(spec: StackSpec) -> str | None:
 
 
 def lost_taskmanagers(spec: StackSpec) -> bool:
-    """Whether the JobManager answers but fewer TaskManagers are registered with it than the stack started."""
+    """Whether a TaskManager the stack started is gone: its process (or container) no longer runs — right after
+    it died the JobManager still counts it until its heartbeat times out — or the JobManager answers with fewer
+    TaskManagers registered than the stack started."""
+    stack = backends.detect(spec.state_dir)
+    if stack is not None and any(c.name.startswith("taskmanager") and not c.running for c in stack.status()):
+        return True
     registered = flink.registered_taskmanagers(spec)
     return registered is not None and registered < spec.taskmanagers
