@@ -75,7 +75,7 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
              on_lost_taskmanager: str, out: Path | None, **options) -> None:
     from klinkctl.run import capacity as cap
     from klinkctl.run.bench import run_bench
-    from klinkctl.run.capacity_criteria import ABORTED, Thresholds
+    from klinkctl.run.capacity_criteria import ABORTED, BROKE_THE_STACK, Thresholds
     from klinkctl.run.capacity_warmup import run_warmups
     from klinkctl.run.config import resolve
     from klinkctl.stack.health import lost_taskmanagers, stack_problem
@@ -114,8 +114,12 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
                 warmup_config, f"warm-up run {n}", await_last_windows=False), until_compiled=requested_warmups is None,
                 report=say))
 
-        def recover() -> None:  # the stack lost a TaskManager in the last probe: a fresh one, warmed up again
-            problem = stack_problem(spec) or "TaskManagers lost"
+        def restarts_after(probe_count: int) -> bool:
+            return any(r["before_probe"] == probe_count + 1 for r in restarts)
+
+        def recover() -> None:  # the last probe broke the stack (lost a TaskManager, ran out of heap): a fresh one
+            problem = stack_problem(spec) or (f"the last probe's verdict: {probes[-1].assessment.verdict}"
+                                              if probes else "TaskManagers lost")
             say(f"{problem}: restarting the stack")
             processes.update(restart())
             restarts.append({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "before_probe": len(probes) + 1,
@@ -125,7 +129,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             warm_up(count)
 
         def run(probe_settings, what: str = "", await_last_windows: bool = True):
-            if restart is not None and lost_taskmanagers(spec):
+            broke = bool(probes) and probes[-1].assessment.verdict in BROKE_THE_STACK and not restarts_after(len(probes))
+            if restart is not None and (broke or lost_taskmanagers(spec)):
                 recover()
             what = what or f"probe {len(probes) + 1}/{settings.max_probes} at most"
             say(f"[{what}] {probe_settings.rate} events/s per query")

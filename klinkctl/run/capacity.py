@@ -18,7 +18,8 @@ from pathlib import Path
 from klinkctl.errors import KlinkError
 from klinkctl.files import write_json
 from klinkctl.run.capacity_criteria import (ABORTED, FLINK, GENERATOR, SUSTAINABLE, UNSTEADY, Assessment, Thresholds,
-                                            assess, lost_taskmanager, measured_rates, measured_windows)
+                                            assess, lost_taskmanager, measured_rates, measured_windows,
+                                            out_of_memory)
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
@@ -184,8 +185,8 @@ def probe_config(config, rate: int):
 def bench_probe(config, run: Callable, thresholds: Thresholds, lost: Callable[[], bool] = lambda: False,
                 restarts: bool = False) -> ProbeFunction:
     """A probe callback that runs one bench run at the rate (run(config) -> RunOutcome) and assesses it. A run
-    that did not complete because the stack lost a TaskManager (``lost()``) is not sustainable if the caller
-    ``restarts`` the stack before the next probe, else it ends the search."""
+    that did not complete because the stack lost a TaskManager (``lost()``) or its job ran out of heap is not
+    sustainable if the caller ``restarts`` the stack before the next probe, else it ends the search."""
 
     def probe(rate: int) -> Probe:
         probe_settings = probe_config(config, rate)
@@ -193,7 +194,7 @@ def bench_probe(config, run: Callable, thresholds: Thresholds, lost: Callable[[]
             outcome = run(probe_settings)
         except KlinkError as refused:  # e.g. the disk cannot hold this rate's state: the search ends, its file kept
             return Probe(rate, Assessment(ABORTED, f"refused before it started: {refused}"))
-        if outcome.summary.get("status") != "completed" and lost():
+        if outcome.summary.get("status") != "completed" and (out_of_memory(outcome.summary) or lost()):
             return Probe(rate, lost_taskmanager(outcome.summary, restarts), str(outcome.run_dir))
         windows = measured_windows(outcome.run_dir, outcome.summary, probe_settings)
         rates = measured_rates(outcome.run_dir, outcome.summary, probe_settings)

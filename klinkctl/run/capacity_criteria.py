@@ -24,6 +24,10 @@ METRICS_RESOLUTION_S = 1.0
 SUSTAINABLE, FLINK, GENERATOR, ABORTED = "sustainable", "flink", "generator", "aborted"
 UNSTEADY = "unsteady"  # failed while latency fell steeply: the job was still catching up from its start
 LOST = "lost-taskmanager"  # the run lost a TaskManager (e.g. out of heap): not sustainable; the stack is restarted
+OUT_OF_MEMORY = "out-of-memory"  # the job failed out of heap, its TaskManager still up: not sustainable, restarted too
+#: Verdicts after which the search (with --on-lost-taskmanager restart) restarts the stack: a JVM that ran out of
+#: heap is not trusted for the next probe even when it stayed up.
+BROKE_THE_STACK = (LOST, OUT_OF_MEMORY)
 
 
 # ---------------------------------------------------------------- one probe: sustainable or not (pure)
@@ -186,12 +190,20 @@ def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_p
     return Assessment(FLINK, "; ".join(failed), criteria)
 
 
+def out_of_memory(summary: dict) -> bool:
+    """Whether the run's job failed because a TaskManager ran out of heap (Flink's root cause in the reason)."""
+    return "OutOfMemoryError" in (summary.get("reason") or "")
+
+
 def lost_taskmanager(summary: dict, restarted: bool) -> Assessment:
-    """The verdict of a probe whose run ended because the stack lost a TaskManager: not sustainable when the
-    search restarts the stack and goes on (--on-lost-taskmanager restart), else the end of the search."""
-    why = f"run {summary.get('status')}: {summary.get('reason') or 'no reason given'}; the stack lost a TaskManager"
+    """The verdict of a probe whose run ended because the stack lost a TaskManager, or its job ran out of heap: not
+    sustainable when the search restarts the stack and goes on (--on-lost-taskmanager restart), else the end of the
+    search."""
+    what = "its job ran out of heap" if out_of_memory(summary) else "the stack lost a TaskManager"
+    why = f"run {summary.get('status')}: {summary.get('reason') or 'no reason given'}; {what}"
     if restarted:
-        return Assessment(LOST, f"{why}: not sustainable (the stack is restarted before the next probe)")
+        return Assessment(OUT_OF_MEMORY if out_of_memory(summary) else LOST,
+                          f"{why}: not sustainable (the stack is restarted before the next probe)")
     return Assessment(ABORTED, f"{why} (`--on-lost-taskmanager restart` counts such a probe as not sustainable, "
                                "restarts the stack and goes on)")
 

@@ -275,6 +275,18 @@ def test_a_probe_refused_before_it_started_ends_the_search_with_the_reason():
     assert probe.assessment.why == "refused before it started: --late-state aion keeps up to 900 MiB of p-buckets"
 
 
+@pytest.mark.parametrize("restarts, verdict", [(True, criteria.OUT_OF_MEMORY), (False, criteria.ABORTED)])
+def test_a_job_out_of_heap_is_not_sustainable_even_when_its_taskmanager_stayed_up(tmp_path, restarts, verdict):
+    from types import SimpleNamespace
+
+    config = RunSpec(workload="ysb", duration_ms=30_000, warmup_ms=6_000)
+    failed = {**summary(status="failed"), "reason": "job 9 ended as FAILED: java.lang.OutOfMemoryError: Java heap space"}
+    outcome = SimpleNamespace(run_dir=tmp_path, summary=failed)
+    probe = cap.bench_probe(config, lambda _: outcome, THRESHOLDS, lost=lambda: False, restarts=restarts)(40_000)
+    assert probe.assessment.verdict == verdict and "its job ran out of heap" in probe.assessment.why
+    assert criteria.OUT_OF_MEMORY in criteria.BROKE_THE_STACK
+
+
 @pytest.mark.parametrize("lost, restarts, verdict", [(True, True, criteria.LOST), (True, False, criteria.ABORTED),
                                                      (False, True, criteria.ABORTED)])
 def test_bench_probe_asks_about_the_taskmanagers_only_when_a_run_failed(tmp_path, lost, restarts, verdict):
