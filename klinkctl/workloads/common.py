@@ -82,6 +82,7 @@ def job_config(plan_: Plan, config: RunSpec, bootstrap: str, builder: str, **wor
         "markerIntervalMs": config.marker_interval_ms,
         "watermarkIntervalMs": config.watermark_interval_ms,
         "sourceFetchBytes": config.source_fetch_bytes,
+        "sourceReadAhead": config.source_read_ahead,
         "sampler": config.sampler_settings(),
         "recordResults": config.measures_accuracy,
         "placement": config.placement,

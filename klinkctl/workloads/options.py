@@ -27,8 +27,10 @@ PLACEMENTS = ("query", "split")
 RECORD_WORKLOADS = ("exclamation",)
 
 
-#: The largest read-ahead per source klinkctl accepts: 16 of them fit the smallest TaskManager heap measured here.
+#: The largest fetch per source klinkctl accepts: 16 of them fit the smallest TaskManager heap measured here.
 MAX_SOURCE_FETCH_BYTES = 16 * 1024 * 1024
+#: The most poll batches a source may hold ahead of its task (each up to Kafka's max.poll.records, 500 records).
+MAX_SOURCE_READ_AHEAD = 4096
 
 
 class JobOptions(Section):
@@ -44,10 +46,15 @@ class JobOptions(Section):
                                      "measure their overhead).", duration=True, ge=0)
     watermark_interval_ms: int = option(200, "How often sources emit watermarks.", duration=True, gt=0)
     source_fetch_bytes: int = option(0, "Bytes a source's Kafka consumer fetches per request "
-                                     "(max.partition.fetch.bytes): about how far a paused source has read ahead "
-                                     "when a scheduler resumes it, so the backlog waits in the TaskManager (the "
-                                     "paper's Flink 1.8 queues) rather than in Kafka; 0 = Kafka's default, 1 MiB.",
+                                     "(max.partition.fetch.bytes); 0 = Kafka's default, 1 MiB. Whatever the fetch "
+                                     "size, Flink's Kafka source holds at most 2 poll batches ahead of its task "
+                                     "(see --source-read-ahead).",
                                      ge=0, le=MAX_SOURCE_FETCH_BYTES)
+    source_read_ahead: int = option(0, "Poll batches (up to 500 records each) a source's Kafka fetcher may hold "
+                                    "ahead of its task, so that a paused source keeps reading its backlog into the "
+                                    "TaskManager (the paper's Flink 1.8 queues) rather than leaving it in Kafka; "
+                                    "0 = Flink's Kafka source, which holds 2; N = klink's own source of the same "
+                                    "topic with room for N.", ge=0, le=MAX_SOURCE_READ_AHEAD)
     placement: str = option("query", "query: each query's pipeline together (one slot); split: pipelines span "
                             "TaskManagers, each receiving from one other, as distributed Klink (§4) assumes — bench: "
                             "the sources on one TaskManager, the windows and what follows on another (needs "

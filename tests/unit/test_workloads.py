@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from klinkctl import generator as generator_module
 from klinkctl import workloads
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import WORKLOADS, resolve
 from klinkctl.workloads import common, exclamation, kmeans, lrb, nyt
+from klinkctl.workloads.options import MAX_SOURCE_READ_AHEAD
 
 
 def test_every_configurable_workload_is_registered() -> None:
@@ -227,3 +229,17 @@ def test_a_sources_read_ahead_reaches_every_job_config_and_stays_within_a_heap(t
     with pytest.raises(KlinkError, match="source.fetch.bytes") as error:
         resolve(None, {"workload": "ysb", "source_fetch_bytes": str(64 * 1024 * 1024)})
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_a_sources_read_ahead_in_batches_reaches_the_job_config_and_is_bounded(name: str, tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(generator_module, "campaigns", lambda *args: {"c1": ["a1"]})  # no JVM for YSB's table
+    config = resolve(None, {"workload": name, "source_read_ahead": "256"})
+    path = workloads.get(name).write_job_config(common.plan(config, "r1"), config, "localhost:1", tmp_path)
+    assert json.loads(path.read_text())["sourceReadAhead"] == 256
+    assert resolve(None, {"workload": name}).source_read_ahead == 0  # Flink's own Kafka source
+    for out_of_range in ("-1", str(MAX_SOURCE_READ_AHEAD + 1)):
+        with pytest.raises(KlinkError, match="source.read.ahead") as error:
+            resolve(None, {"workload": name, "source_read_ahead": out_of_range})
+        assert "\n" not in str(error.value)

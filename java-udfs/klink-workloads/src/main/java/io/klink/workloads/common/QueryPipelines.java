@@ -11,18 +11,21 @@ import io.klink.workloads.Workloads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumState;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -50,8 +53,8 @@ public final class QueryPipelines {
      * {@value #WINDOWS_GROUP}, apart from the sources, so that on two TaskManagers each pipeline spans both.
      */
     public record Run(String bootstrap, String runId, String metricsTopic, long outOfOrdernessMs,
-                      long markerIntervalMs, long watermarkIntervalMs, long sourceFetchBytes, Sampler sampler,
-                      boolean recordResults, String placement, List<Query> queries) {}
+                      long markerIntervalMs, long watermarkIntervalMs, long sourceFetchBytes, int sourceReadAhead,
+                      Sampler sampler, boolean recordResults, String placement, List<Query> queries) {}
 
     public static final String SPLIT = "split";
     public static final String WINDOWS_GROUP = "windows";
@@ -125,20 +128,35 @@ public final class QueryPipelines {
     /**
      * The query's input topic, from its start, as {@code deserializer} reads it; {@code sourceFetchBytes} &gt; 0
      * sets how much one fetch brings (Kafka's {@code max.partition.fetch.bytes}), i.e. how far a paused source has
-     * read ahead when it resumes.
+     * read ahead when it resumes. {@code sourceReadAhead} 0 is Flink's {@link KafkaSource}, whose fetcher holds two
+     * poll batches ahead of the task; N &gt; 0 is a {@link ReadAheadKafkaSource} of the same splits holding N.
      */
-    public static <T> KafkaSource<T> kafkaSource(Run run, String queryId, String topic,
-                                                 DeserializationSchema<T> deserializer) {
-        KafkaSourceBuilder<T> source = KafkaSource.<T>builder()
-                .setBootstrapServers(run.bootstrap())
+    public static <T> Source<T, KafkaPartitionSplit, KafkaSourceEnumState> kafkaSource(
+            Run run, String queryId, String topic, DeserializationSchema<T> deserializer) {
+        Properties consumer = consumerProperties(run, queryId);
+        OffsetsInitializer fromStart = OffsetsInitializer.earliest();
+        KafkaSource<T> kafka = KafkaSource.<T>builder()
+                .setProperties(consumer)
                 .setTopics(topic)
-                .setGroupId(run.runId() + "-" + queryId)
-                .setStartingOffsets(OffsetsInitializer.earliest())
-                .setValueOnlyDeserializer(deserializer);
-        if (run.sourceFetchBytes() > 0) {
-            source.setProperty("max.partition.fetch.bytes", Long.toString(run.sourceFetchBytes()));
+                .setStartingOffsets(fromStart)
+                .setValueOnlyDeserializer(deserializer)
+                .build();
+        if (run.sourceReadAhead() == 0) {
+            return kafka;
         }
-        return source.build();
+        return new ReadAheadKafkaSource<>(kafka, ReadAheadKafkaSource.readerProperties(consumer, fromStart),
+                deserializer, run.sourceReadAhead());
+    }
+
+    /** What the query's Kafka consumer is told besides Flink's defaults: the broker, its group, the fetch size. */
+    static Properties consumerProperties(Run run, String queryId) {
+        Properties consumer = new Properties();
+        consumer.setProperty("bootstrap.servers", run.bootstrap());
+        consumer.setProperty("group.id", run.runId() + "-" + queryId);
+        if (run.sourceFetchBytes() > 0) {
+            consumer.setProperty("max.partition.fetch.bytes", Long.toString(run.sourceFetchBytes()));
+        }
+        return consumer;
     }
 
     /**

@@ -16,7 +16,8 @@ class JobConfigTest {
     private static String config(String extra, String sampler) {
         return "{\"builder\": \"io.klink.workloads.nyt.NytJob\", \"bootstrap\": \"localhost:9092\", \"runId\": \"r1\","
                 + " \"metricsTopic\": \"r1-metrics\", \"windowMs\": 2000, \"slideMs\": 1000, \"outOfOrdernessMs\": 1000,"
-                + " \"markerIntervalMs\": 200, \"watermarkIntervalMs\": 200, \"sourceFetchBytes\": 0, \"sampler\": " + sampler + ","
+                + " \"markerIntervalMs\": 200, \"watermarkIntervalMs\": 200, \"sourceFetchBytes\": 0, \"sourceReadAhead\": 0,"
+                + " \"sampler\": " + sampler + ","
                 + " \"recordResults\": false, \"placement\": \"query\"" + extra + ","
                 + " \"queries\": [{\"id\": \"q00\", \"topic\": \"r1-q00\", \"windowOffsetMs\": 17}]}";
     }

@@ -15,7 +15,7 @@ class PlacementTest {
 
     private static Map<String, String> groupsOf(String placement) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        QueryPipelines.Run run = new QueryPipelines.Run("localhost:9092", "r1", "r1-metrics", 1000, 200, 200, 0, null,
+        QueryPipelines.Run run = new QueryPipelines.Run("localhost:9092", "r1", "r1-metrics", 1000, 200, 200, 0, 0, null,
                 false, placement, List.of(new QueryPipelines.Query("q00", "r1-q00", 0)));
         YsbJob.addQuery(env, run, new YsbJob.Config("unused", 3000), run.queries().get(0),
                 Map.of("c0", List.of("a0", "a1")));
