@@ -2,7 +2,7 @@
 sustainable rate and the lowest rate it found unsustainable, their mean with a t interval across searches, and
 each state's capacity against the first state's (a two-sample bootstrap CI of the ratio of means). Then what the
 probes at one rate measured (every state was probed there): live heap, heap used, GC share, TaskManager CPU and
-SWM latency per run.
+resident memory, and SWM latency per run.
 
     .venv/bin/python benchmarks/late_state_capacity.py docs/data/late-capacity-20261127 [--at 10000]
 """
@@ -17,6 +17,7 @@ import pandas as pd
 
 from klinkctl.results.stats import compare_samples, t_interval
 from klinkctl.results.sweep_table import taskmanager_cpu_percent
+from klinkctl.results.tables import read_table
 
 MIB = 2 ** 20
 
@@ -71,8 +72,19 @@ def probes_at(root: Path, rate: int) -> pd.DataFrame:
                          "live_heap_mib": (late.get("live_heap_bytes") or {}).get("median", float("nan")) / MIB,
                          "heap_used_mib": (late.get("heap_used_bytes") or {}).get("median", float("nan")) / MIB,
                          "gc_share": late.get("gc_share"), "taskmanager_cpu_percent": taskmanager_cpu_percent(run_dir),
+                         "taskmanager_rss_mib": taskmanager_rss(run_dir) / MIB,
                          "swm_mean_ms": (summary.get("swm_latency_ms") or {}).get("mean"), "run": run_dir.name})
     return pd.DataFrame(rows)
+
+
+def taskmanager_rss(run_dir: Path) -> float:
+    """Median over the run's samples of the TaskManagers' resident memory (heap, RocksDB's and ForSt's native
+    memory, metaspace, threads), in bytes."""
+    resources = read_table(run_dir / "resources.csv")
+    if resources.empty:
+        return float("nan")
+    taskmanagers = resources[resources["component"].astype(str).str.startswith("taskmanager")]
+    return float(taskmanagers.groupby("time")["rss_bytes"].sum().median())
 
 
 def _json(path: Path) -> dict:
