@@ -54,7 +54,9 @@ class JobOptions(Section):
                                     "ahead of its task, so that a paused source keeps reading its backlog into the "
                                     "TaskManager (the paper's Flink 1.8 queues) rather than leaving it in Kafka; "
                                     "0 = Flink's Kafka source, which holds 2; N = klink's own source of the same "
-                                    "topic with room for N.", ge=0, le=MAX_SOURCE_READ_AHEAD)
+                                    "topic with room for N. Its fetchers and the buffered backlog cost the "
+                                    "TaskManager CPU: on a quarter core it made Default and Klink worse "
+                                    "(docs/scheduler.md).", ge=0, le=MAX_SOURCE_READ_AHEAD)
     placement: str = option("query", "query: each query's pipeline together (one slot); split: pipelines span "
                             "TaskManagers, each receiving from one other, as distributed Klink (§4) assumes — bench: "
                             "the sources on one TaskManager, the windows and what follows on another (needs "
