@@ -118,8 +118,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             return any(r["before_probe"] == probe_count + 1 for r in restarts)
 
         def recover() -> None:  # the last probe broke the stack (lost a TaskManager, ran out of heap): a fresh one
-            problem = stack_problem(spec) or (f"the last probe's verdict: {probes[-1].assessment.verdict}"
-                                              if probes else "TaskManagers lost")
+            problem = stack_problem(spec) or ("a TaskManager's process is gone" if lost_taskmanagers(spec)
+                                              else f"the last probe's verdict: {probes[-1].assessment.verdict}")
             say(f"{problem}: restarting the stack")
             processes.update(restart())
             restarts.append({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "before_probe": len(probes) + 1,

@@ -101,7 +101,8 @@ def test_a_probe_that_loses_its_taskmanager_is_not_sustainable_and_the_search_go
     assert len(verdicts) == 3 and verdicts[1] == "lost-taskmanager", [p["why"] for p in capacity["probes"]]
     assert not capacity["probes"][1]["passed"] and "lost a TaskManager" in capacity["probes"][1]["why"]
     (restart,) = capacity["restarts"]
-    assert restart["before_probe"] == 3 and "TaskManagers" in restart["problem"]
+    # the JobManager may still list the dead TaskManager (heartbeat) or may have dropped it already
+    assert restart["before_probe"] == 3 and "TaskManager" in restart["problem"], restart
     assert "restarted the stack 1 time(s)" in output
     new = next(c for c in backend.recorded_components() if c.name == "taskmanager-1")
     assert new.pid != old.pid and backend.recorded_spec() == spec  # restarted with the settings it had
