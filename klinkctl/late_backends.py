@@ -26,14 +26,18 @@ def flink_classes() -> frozenset[str] | None:
 
 
 def check(workload: str, late_state: str, sampler: str, late_trigger: str = "watermark",
-          predictive_cleanup: float = 0) -> None:
+          predictive_cleanup: float = 0, allowed_lateness_ms: int = 1) -> None:
     """One line if the run cannot have its late state: a sampler (not wired in front of these windows), a late
-    trigger other than Flink's for Flink's window operator, or a state backend the installed Flink does not ship."""
+    trigger other than Flink's for Flink's window operator or one that plans over no lateness, or a state backend
+    the installed Flink does not ship."""
     if sampler != "none":
         raise KlinkError(f"--sampler does not apply to the {workload} workload (its windows keep late events)")
     if late_trigger != "watermark" and late_state != "aion":
         raise KlinkError(f"--late-trigger {late_trigger} is AION's (--late-state aion); Flink's window operator "
                          f"fires on every late event")
+    if late_trigger != "watermark" and allowed_lateness_ms <= 0:
+        raise KlinkError(f"--late-trigger {late_trigger} plans executions over --allowed-lateness, which is 0; "
+                         f"give a lateness > 0 or use --late-trigger watermark")
     if predictive_cleanup and late_state != "aion":
         raise KlinkError("--predictive-cleanup is AION's (--late-state aion); Flink's window operator keeps every "
                          "window for --allowed-lateness")

@@ -50,7 +50,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.workload in LATE:
             from klinkctl import late_backends  # reads the installed Flink's jar: only for these workloads
             late_backends.check(self.workload, self.late_state, self.sampler, self.late_trigger,
-                                self.predictive_cleanup)
+                                self.predictive_cleanup, self.allowed_lateness_ms)
             late_backends.check_posts(self.workload, self.payload_bytes)
             late_backends.check_destaging(self.late_state, self.destage_idle_ms, self.destage_scarce,
                                           self.destage_very_scarce)

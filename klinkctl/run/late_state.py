@@ -239,7 +239,7 @@ def finish(sampler: LateStateSampler | None, config: RunSpec, run_dir: Path,
         text = {"dtype": {"key": str}, "float_precision": "round_trip"}
         results = read_table(run_dir / "results.csv", **text)
         report.update(verdict(results, read_table(run_dir / "exact.csv", **text), config.predictive_cleanup > 0,
-                              config.late_trigger == "staleness", config.workload),
+                              config.late_trigger != "watermark", config.workload),
                       staleness=staleness(results, config.staleness_bound))
     except Exception as error:  # noqa: BLE001 - the rows stay; the report says what it could not compute
         problems.append(f"late-state report: {one_line(error)}")

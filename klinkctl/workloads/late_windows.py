@@ -26,7 +26,7 @@ def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_di
     return common.write_job_config(run_dir, common.job_config(
         plan_, config, bootstrap, builder, lateState=config.late_state,
         allowedLatenessMs=config.allowed_lateness_ms, mBucketEvents=config.m_bucket_events, rhoMin=config.rho_min,
-        lateTrigger=config.late_trigger, stalenessBound=config.staleness_bound,
+        lateTrigger=config.late_trigger, stalenessBound=config.staleness_bound, lateExecutions=config.late_executions,
         cleanupCoverage=config.predictive_cleanup, prestaging=config.prestaging,
         destageIdleMs=config.destage_idle_ms, destageScarce=config.destage_scarce,
         destageVeryScarce=config.destage_very_scarce, destageOrder=config.destage_order))

@@ -212,8 +212,13 @@ class LateStateOptions(Section):
     late_trigger: str = option("watermark", "aion: when a past window with new late events re-executes: "
                                "watermark = on the next watermark or tick; staleness = §3.4's trigger, at the "
                                "fewest executions keeping its staleness t·n/(T·N) within --staleness-bound over the "
-                               "late arrivals of the windows already cleaned up, balanced.",
+                               "late arrivals of the windows already cleaned up, balanced; delta-t = the paper's "
+                               "time-based baseline, every T/k (k = --late-executions); delta-ev = its count-based "
+                               "one, each time another 1/k of the learned late arrivals is expected. A planned "
+                               "execution without new late events is skipped.",
                                choices=catalog.late_triggers, workloads=LATE)
+    late_executions: int = option(10, "aion, --late-trigger delta-t|delta-ev: executions k per window over its "
+                                  "allowed lateness T, the last at T.", workloads=LATE, ge=1, le=1000)
     staleness_bound: float = option(0.05, "aion, --late-trigger staleness: the largest staleness "
                                     "t·n/(T·N) allowed between a window's executions; in (0, 1].", workloads=LATE,
                                     gt=0, le=1)

@@ -64,6 +64,15 @@ def test_options_parse_with_units_and_belong_to_the_late_event_workloads_only():
     assert resolve(None, {"workload": "average"}).late_trigger == "watermark"  # the first slice's behaviour
     with pytest.raises(KlinkError, match="^--late-trigger staleness is AION's"):
         resolve(None, {"workload": "average", "late_state": "flink-heap", "late_trigger": "staleness"})
+    config = resolve(None, {"workload": "average", "late_state": "aion", "late_trigger": "delta-t",
+                            "late_executions": 11})
+    assert (config.late_trigger, config.late_executions) == ("delta-t", 11)
+    with pytest.raises(KlinkError, match="^--late-trigger delta-ev plans executions over --allowed-lateness, which "
+                                         "is 0; give a lateness > 0"):
+        resolve(None, {"workload": "average", "late_state": "aion", "late_trigger": "delta-ev",
+                       "allowed_lateness_ms": 0})
+    with pytest.raises(KlinkError, match="late-executions"):
+        resolve(None, {"workload": "average", "late_state": "aion", "late_trigger": "delta-t", "late_executions": 0})
     assert resolve(None, {"workload": "average", "late_state": "aion", "predictive_cleanup": 0.99}).predictive_cleanup \
         == 0.99
     with pytest.raises(KlinkError, match="^--predictive-cleanup is AION's"):

@@ -483,3 +483,33 @@ def test_the_late_state_figure_has_a_line_per_late_state_against_the_lateness(tm
     figure = spec.draw(table, runset)
     assert len(figure.axes) == 4  # one panel per metric: the trigger follows the late state, no panels of its own
     assert [text.get_text() for text in figure.axes[0].get_legend().get_texts()] == ["aion", "flink-heap"]
+
+
+def test_the_late_trigger_figure_sets_each_triggers_staleness_against_its_executions(tmp_path):
+    # relabelled copies of real runs: two per trigger, each with the staleness summary AION's runs write
+    root = tmp_path / "runs"
+    runs = ["ysb-default-20261122-081845", "ysb-default-20261122-082353", "ysb-klink-20261122-081434",
+            "ysb-fcfs-20261122-082901"]
+    cells = [("staleness", 4.0, 0.04), ("staleness", 4.2, 0.06), ("delta-t", 9.0, 0.02), ("delta-t", 11.0, 0.03)]
+    for index, (run, (trigger, executions, staleness)) in enumerate(zip(runs, cells)):
+        run_dir = shutil.copytree(RUNS / run, root / f"{run}-{index}")
+        set_bench(run_dir, policy="default", rate=2000, late_state="aion", late_trigger=trigger)
+        summary = json.loads((run_dir / "summary.json").read_text())
+        summary["status"] = "completed"
+        summary["late_state"] = {"staleness": {"bound": 0.05, "executions_mean": executions,
+                                               "max_staleness_mean": staleness, "within_bound": staleness < 0.05}}
+        (run_dir / "summary.json").write_text(json.dumps(summary))
+    runset = load_runset(root, include_invalid=True)
+    table = report.late_trigger_staleness(runset).set_index("late_trigger")
+    assert table.loc["staleness", ["executions", "max_staleness", "within_bound_pct"]].tolist() == \
+        pytest.approx([4.1, 0.05, 50])
+    assert table.loc["delta-t", ["executions", "max_staleness", "within_bound_pct"]].tolist() == \
+        pytest.approx([10, 0.025, 100])
+    assert (table.loc["delta-t", "executions_low"], table.loc["delta-t", "executions_high"]) == \
+        pytest.approx(t_interval([9.0, 11.0], runset.confidence))
+    spec = next(spec for spec in FIGURES if spec.key == "9s")
+    figure = spec.draw(report.late_trigger_staleness(runset), runset)
+    assert len(figure.axes[0].containers) == 2  # one point with its error bars per trigger
+    assert sorted(text.get_text() for text in figure.axes[0].get_legend().get_texts()) == ["delta-t", "staleness"]
+    with pytest.raises(MissingData, match="late_state.staleness"):
+        report.late_trigger_staleness(load_runset(SWEEP, include_invalid=True))

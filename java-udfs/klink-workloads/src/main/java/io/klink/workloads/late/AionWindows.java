@@ -42,8 +42,8 @@ public final class AionWindows implements AutoCloseable {
 
     /** Bounds checked here and by klinkctl (docs/options.md). */
     public record Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                           String lateTrigger, double stalenessBound, double cleanupCoverage, long prestageAheadMs,
-                           DestagePolicies destaging, LateWindowFunction function)
+                           String lateTrigger, double stalenessBound, int lateExecutions, double cleanupCoverage,
+                           long prestageAheadMs, DestagePolicies destaging, LateWindowFunction function)
             implements java.io.Serializable {
         public Settings {
             if (sizeMs <= 0 || allowedLatenessMs < 0 || mBucketEvents < 1 || !(rhoMin >= 0 && rhoMin <= 1)
@@ -51,7 +51,7 @@ public final class AionWindows implements AutoCloseable {
                 throw new IllegalArgumentException("AION needs a positive window, a lateness >= 0, an m-bucket of "
                         + ">= 1 event, 0 <= rho_min <= 1 and a pre-staging lead >= 0; got " + this);
             }
-            new LateExecutions(lateTrigger, stalenessBound, allowedLatenessMs);  // refuses a bad trigger or bound
+            new LateExecutions(lateTrigger, stalenessBound, lateExecutions, allowedLatenessMs);  // refuses bad ones
             new PredictiveCleanup(cleanupCoverage, allowedLatenessMs);  // and a bad coverage
             java.util.Objects.requireNonNull(destaging, "destaging policies");
             java.util.Objects.requireNonNull(function, "window function");
@@ -61,7 +61,8 @@ public final class AionWindows implements AutoCloseable {
         public Settings(long sizeMs, long offsetMs, long allowedLatenessMs, int mBucketEvents, double rhoMin,
                         String lateTrigger, double stalenessBound, double cleanupCoverage) {
             this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger, stalenessBound,
-                    cleanupCoverage, 0, DestagePolicies.NONE, new LateWindowFunction.Average());
+                    LateExecutions.DEFAULT_EXECUTIONS, cleanupCoverage, 0, DestagePolicies.NONE,
+                    new LateWindowFunction.Average());
         }
 
         /** The fixed bound: every window kept for the allowed lateness. */
@@ -75,30 +76,36 @@ public final class AionWindows implements AutoCloseable {
             this(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, "watermark", 1, 0);
         }
 
+        /** The same with {@code k} executions per window for the Δt and Δev triggers. */
+        public Settings executing(int k) {
+            return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
+                    stalenessBound, k, cleanupCoverage, prestageAheadMs, destaging, function);
+        }
+
         /** The same with §3.2's proactive caching, checked every {@code tickMs} (the watermark interval): a window's
          *  p-bucket is staged once its next execution is due within a tick plus its expected staging time (0: on
          *  demand). */
         public Settings prestagingAhead(long tickMs) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, tickMs, destaging, function);
+                    stalenessBound, lateExecutions, cleanupCoverage, tickMs, destaging, function);
         }
 
         /** The same with §3.2's additional destaging policies. */
         public Settings destaging(DestagePolicies policies) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, prestageAheadMs, policies, function);
+                    stalenessBound, lateExecutions, cleanupCoverage, prestageAheadMs, policies, function);
         }
 
         /** The same computing another window function per key. */
         public Settings computing(LateWindowFunction windowFunction) {
             return new Settings(sizeMs, offsetMs, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, prestageAheadMs, destaging, windowFunction);
+                    stalenessBound, lateExecutions, cleanupCoverage, prestageAheadMs, destaging, windowFunction);
         }
 
         /** The same at another window offset. */
         public Settings at(long offset) {
             return new Settings(sizeMs, offset, allowedLatenessMs, mBucketEvents, rhoMin, lateTrigger,
-                    stalenessBound, cleanupCoverage, prestageAheadMs, destaging, function);
+                    stalenessBound, lateExecutions, cleanupCoverage, prestageAheadMs, destaging, function);
         }
     }
 
@@ -169,7 +176,7 @@ public final class AionWindows implements AutoCloseable {
         this.store = store;
         this.io = io;
         this.executions = new LateExecutions(settings.lateTrigger(), settings.stalenessBound(),
-                settings.allowedLatenessMs());
+                settings.lateExecutions(), settings.allowedLatenessMs());
         this.cleanup = new PredictiveCleanup(settings.cleanupCoverage(), settings.allowedLatenessMs());
     }
 

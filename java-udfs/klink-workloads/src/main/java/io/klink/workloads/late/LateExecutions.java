@@ -15,13 +15,18 @@ import java.util.List;
  *       cells of [0, T]; uniform until {@link #MIN_LEARNED} such events were seen. A window with new events
  *       re-executes on the first watermark or tick at or after each planned age, and at cleanup (the plan's last
  *       execution, at T).
+ *   <li>{@code delta-t} and {@code delta-ev}: the baselines §3.4 and Fig. 9 compare it with, k executions per window
+ *       ({@link StalenessTrigger#deltaT}: every T/k; {@link StalenessTrigger#deltaEv}: each time another 1/k of the
+ *       late arrivals learned as above is expected, the last at T), carried out the same way.
  * </ul>
- * Either way every window reports at cleanup its late re-executions and its measured maximum staleness
+ * Under every trigger each window reports at cleanup its late re-executions and its measured maximum staleness
  * max t·n / (T·N) over the intervals between its executions (N: the late events it accepted).
  */
 final class LateExecutions {
 
-    public static final List<String> TRIGGERS = List.of("watermark", "staleness");
+    public static final List<String> TRIGGERS = List.of("watermark", "staleness", "delta-t", "delta-ev");
+    public static final int DEFAULT_EXECUTIONS = 10;
+    public static final int MAX_EXECUTIONS = 1000;
     public static final int CELLS = 100;
     public static final long MIN_LEARNED = 100;
 
@@ -42,23 +47,32 @@ final class LateExecutions {
         private int executions;
     }
 
-    private final boolean staleness;
+    private final String trigger;
+    private final boolean planned;  // every trigger but watermark executes at planned ages
     private final double bound;
+    private final int k;
     private final long latenessMs;
     private final double[] learned = new double[CELLS];
     private long learnedEvents;
     private double[] cachedPlan;
 
-    LateExecutions(String trigger, double bound, long latenessMs) {
+    /** {@code bound}: the staleness trigger's; {@code k}: executions per window of delta-t and delta-ev. */
+    LateExecutions(String trigger, double bound, int k, long latenessMs) {
         if (!TRIGGERS.contains(trigger)) {
             throw new IllegalArgumentException("unknown late trigger '" + trigger + "'; valid: " + TRIGGERS);
         }
-        this.staleness = trigger.equals("staleness");
+        this.trigger = trigger;
+        this.planned = !trigger.equals("watermark");
         this.bound = bound;
+        this.k = k;
         this.latenessMs = latenessMs;
-        if (staleness && (!(bound > 0 && bound <= 1) || latenessMs <= 0)) {
+        if (trigger.equals("staleness") && (!(bound > 0 && bound <= 1) || latenessMs <= 0)) {
             throw new IllegalArgumentException("the staleness trigger needs a bound in (0, 1] and a lateness > 0; got "
                     + bound + ", " + latenessMs + " ms");
+        }
+        if (trigger.startsWith("delta-") && (k < 1 || k > MAX_EXECUTIONS || latenessMs <= 0)) {
+            throw new IllegalArgumentException("the " + trigger + " trigger needs 1 to " + MAX_EXECUTIONS
+                    + " executions per window and a lateness > 0; got " + k + ", " + latenessMs + " ms");
         }
     }
 
@@ -77,7 +91,7 @@ final class LateExecutions {
     void fired(Window w, long age) {
         w.lastAge = age;
         w.lateSince = 0;  // a window whose first events were late: those are in its first execution
-        if (staleness) {
+        if (planned) {
             w.plan = plan();
         }
     }
@@ -92,13 +106,13 @@ final class LateExecutions {
             w.next++;
             passed = true;
         }
-        return !staleness || passed || cleanup;
+        return !planned || passed || cleanup;
     }
 
     /** Whether the window's next planned execution falls at or before this age (always, with the watermark
      *  trigger: a window with new events executes on the next tick); consumes nothing. */
     boolean dueBy(Window w, long age) {
-        return !staleness || (w.next < w.plan.length && w.plan[w.next] <= age);
+        return !planned || (w.next < w.plan.length && w.plan[w.next] <= age);
     }
 
     /** A re-execution at this age. */
@@ -126,7 +140,11 @@ final class LateExecutions {
     private double[] plan() {
         if (cachedPlan == null) {
             LateArrivals f = learnedEvents >= MIN_LEARNED ? LateArrivals.fromCounts(learned) : LateArrivals.uniform();
-            double[] times = StalenessTrigger.plan(f, bound).times();
+            double[] times = switch (trigger) {
+                case "delta-t" -> StalenessTrigger.deltaT(k);
+                case "delta-ev" -> StalenessTrigger.deltaEv(f, k);
+                default -> StalenessTrigger.plan(f, bound).times();
+            };
             cachedPlan = new double[times.length];
             for (int i = 0; i < times.length; i++) {
                 cachedPlan[i] = times[i] * latenessMs;

@@ -48,8 +48,9 @@ public final class LateWindowJob {
     /** Configuration as the harness writes it (JSON), the same for every late-event workload; see
      *  klinkctl/workloads/late_windows.py. */
     public record Config(long windowMs, String lateState, long allowedLatenessMs, int mBucketEvents, double rhoMin,
-                         String lateTrigger, double stalenessBound, double cleanupCoverage, boolean prestaging,
-                         long destageIdleMs, double destageScarce, double destageVeryScarce, String destageOrder) {}
+                         String lateTrigger, double stalenessBound, int lateExecutions, double cleanupCoverage,
+                         boolean prestaging, long destageIdleMs, double destageScarce, double destageVeryScarce,
+                         String destageOrder) {}
 
     /** The Flink state backend (state.backend.type) of a late state (aion keeps its windows itself). */
     static String stateBackend(String lateState) {
@@ -80,6 +81,7 @@ public final class LateWindowJob {
         if (config.lateState().equals("aion")) {  // refuse bad settings when the job is built, not in a task
             aion = new AionWindows.Settings(config.windowMs(), 0, config.allowedLatenessMs(), config.mBucketEvents(),
                     config.rhoMin(), config.lateTrigger(), config.stalenessBound(), config.cleanupCoverage())
+                    .executing(config.lateExecutions())
                     .prestagingAhead(config.prestaging() ? run.watermarkIntervalMs() : 0)  // checked every tick
                     .destaging(new DestagePolicies(config.destageIdleMs(), config.destageScarce(),
                             config.destageVeryScarce(), config.destageOrder()))

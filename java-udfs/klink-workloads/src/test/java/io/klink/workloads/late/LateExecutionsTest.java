@@ -16,8 +16,11 @@ class LateExecutionsTest {
     Path tmp;
 
     private AionWindows windows(String trigger, double bound) {
-        return new AionWindows(new AionWindows.Settings(1000, 0, 1000, 100, 0.5, trigger, bound),
-                new PBuckets(tmp.resolve("q00-0")), new IoScheduler("test-io", true));
+        return windows(new AionWindows.Settings(1000, 0, 1000, 100, 0.5, trigger, bound));
+    }
+
+    private AionWindows windows(AionWindows.Settings settings) {
+        return new AionWindows(settings, new PBuckets(tmp.resolve("q00-0")), new IoScheduler("test-io", true));
     }
 
     private static boolean late(AionWindows w, long ts) {
@@ -82,7 +85,49 @@ class LateExecutionsTest {
     }
 
     @Test
+    void deltaTExecutesEveryTOverKSkippingAPlannedAgeWithoutNewEvents() throws Exception {
+        try (AionWindows w = windows(new AionWindows.Settings(1000, 0, 1000, 100, 0.5, "delta-t", 1).executing(4))) {
+            late(w, 10);
+            w.advance(999);
+            w.advance(1099);
+            late(w, 20);
+            assertTrue(w.advance(1248).isEmpty(), "age 249: before T/4");
+            assertEquals(2, w.advance(1249).get(0).execution(), "age 250");
+            assertTrue(w.advance(1499).isEmpty(), "age 500: planned, but nothing new");
+            late(w, 30);
+            assertTrue(w.advance(1748).isEmpty());
+            assertEquals(3, w.advance(1749).get(0).execution(), "age 750");
+            w.advance(1999);
+            // [0, 250] one event, [250, 750] one event: 500 / (1000 · 2)
+            assertEquals(List.of(new LateExecutions.Report(1000, 2, 4, 2, 0.25, 1000)), w.drainReports());
+        }
+    }
+
+    @Test
+    void deltaEvPlacesItsExecutionsAtTheQuantilesOfTheLearnedArrivals() throws Exception {
+        try (AionWindows w = windows(new AionWindows.Settings(1000, 0, 1000, 100, 0.5, "delta-ev", 1).executing(2))) {
+            late(w, 10);
+            w.advance(999);
+            w.advance(1049);
+            for (int i = 0; i < LateExecutions.MIN_LEARNED; i++) {
+                late(w, 100 + i);  // window 1000: every late event at age 50
+            }
+            late(w, 2500);  // window 3000
+            w.advance(1999);  // window 1000 cleaned up: its arrivals are learned
+            w.advance(2999);  // window 3000 fires: half the arrivals expected by age 55 (F linear on [50, 60])
+            w.advance(3049);
+            late(w, 2600);
+            assertTrue(w.advance(3053).isEmpty(), "age 54");
+            assertEquals(1, w.advance(3054).size(), "age 55: the median (uniform: 500)");
+        }
+    }
+
+    @Test
     void refusesAnUnknownTriggerOrABoundOutOfRange() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new AionWindows.Settings(1000, 0, 1000, 10, 0.1, "delta-t", 1).executing(0));
+        assertThrows(IllegalArgumentException.class,
+                () -> new AionWindows.Settings(1000, 0, 0, 10, 0.1, "delta-ev", 1));
         assertThrows(IllegalArgumentException.class,
                 () -> new AionWindows.Settings(1000, 0, 1000, 10, 0.1, "sometimes", 0.1));
         assertThrows(IllegalArgumentException.class,
