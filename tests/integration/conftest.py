@@ -108,6 +108,30 @@ def run_late_state_bench(stack, results: Path, workload: str, args: tuple[str, .
     return run_dir, summary["late_state"]
 
 
+def cleaned_up_windows(report: dict) -> list[int]:
+    """The windows AION cleaned up before the run ended: under a planned trigger only they had their last
+    execution (the last at cleanup), so only their final results can be compared."""
+    return [w["window_end"] for w in report["staleness"]["per_window"]]
+
+
+def assert_aion_kept_late_windows_on_disk(stack, run_dir: Path, report: dict, windows: int, min_late: int) -> None:
+    """AION's run: ``windows`` checked windows all exact, more than ``min_late`` late events accepted and
+    re-executed, expired windows destaged to p-buckets under the TaskManager's io.tmp.dirs and the run id (each
+    instance deleted its own on close), the heap sampled over the measured span."""
+    assert windows >= 3 and report["all_checked_equal"] and report["windows_checked"] == windows
+    assert report["late_accepted"] > min_late and report["aion"]["re_executions"] > 0
+    assert report["aion"]["destaged"] > 0 and report["max_p_bucket_bytes"] > 0
+    assert not (stack.state_dir / "flink" / "tmp" / "klink-p-buckets" / run_dir.name).exists()
+    assert report["memory_span"] == "measured" and len(pd.read_csv(run_dir / "late-state.csv")) >= 5
+
+
+def assert_flink_kept_late_windows(report: dict, windows: int, min_late: int) -> None:
+    """Flink's window operator's run: every checked window exact, late events accepted, nothing of AION's."""
+    assert windows >= 5 and report["all_checked_equal"] and report["windows_checked"] == windows
+    assert report["late_accepted"] > min_late and report["aion"] == {} and report["max_p_bucket_bytes"] == 0
+    assert report["staleness"] == {}
+
+
 WINDOW_KEY = ["query", "window_end", "key"]
 
 
