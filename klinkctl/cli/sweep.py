@@ -59,8 +59,9 @@ def sweep(config: Path | None, state_dir: Path | None, results_dir: Path, resume
     base-seed: 42              # repetition k of every grid point uses the same seed
     warmup-runs: 1             # runs first, kept and indexed, left out of the tables (default 0)
     order: shuffled            # grid points per repetition: grid (as listed, default) or shuffled
-    on-lost-taskmanager: stop  # or restart: a run that loses a TaskManager (e.g. out of heap) does not stop
-                               # the sweep; the local stack restarts with its settings (restarts.csv)
+    on-lost-taskmanager: stop  # a run that loses a TaskManager, or whose job runs out of heap, stops the
+                               # sweep; restart: the local stack restarts with its settings and the sweep
+                               # goes on (restarts.csv)
     fixed: {duration: 30s, warmup: 8s, window: 3s, cores: 2, generator-cpus: "0"}
     grid: {queries: [2, 4], rate: [10000, 60000], delay: ["const:300ms"]}   # or also policy: [...]
     variants:                  # optional: named bench settings, side by side at every grid point
@@ -125,8 +126,8 @@ def _report(target: Sweep, outcome: SweepOutcome, console: Console, include_inva
                        if outcome.counts[status])
     console.print(f"sweep {target.directory}: {counts} (index.csv)", soft_wrap=True)
     if outcome.restarts:
-        console.print(f"restarted the stack {outcome.restarts} time(s) after a run lost TaskManagers (restarts.csv)",
-                      soft_wrap=True)
+        console.print(f"restarted the stack {outcome.restarts} time(s) after a run lost TaskManagers or ran out of "
+                      "heap (restarts.csv)", soft_wrap=True)
     if outcome.interrupted:
         click.echo(f"interrupted; resume with: klinkctl sweep --resume {target.directory}", err=True)
         sys.exit(ExitCode.INTERRUPTED)

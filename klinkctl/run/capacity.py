@@ -18,9 +18,9 @@ from pathlib import Path
 from klinkctl.errors import KlinkError
 from klinkctl.files import write_json
 from klinkctl.run.capacity_criteria import (ABORTED, FLINK, GENERATOR, SUSTAINABLE, UNSTEADY, Assessment, Thresholds,
-                                            assess, lost_taskmanager, measured_rates, measured_windows,
-                                            out_of_memory)
+                                            assess, lost_taskmanager, measured_rates, measured_windows)
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
+from klinkctl.stack.health import out_of_memory
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
 #: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).

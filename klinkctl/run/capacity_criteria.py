@@ -17,6 +17,7 @@ from scipy import stats
 from klinkctl.results import stats as latency_stats
 from klinkctl.results.summary import metrics_lag_ms
 from klinkctl.results.validity import MAX_LAG_FRACTION
+from klinkctl.stack.health import out_of_memory
 
 #: Flink's REST counters are refreshed once a second (metrics.fetcher.update-interval, klinkctl/stack/flink.py).
 METRICS_RESOLUTION_S = 1.0
@@ -188,11 +189,6 @@ def assess(summary: dict, windows: pd.DataFrame, rate: ReadRate | None, target_p
     if not criteria["generator"].passed and criteria["source_read"].passed and criteria["latency_trend"].passed:
         return Assessment(GENERATOR, criteria["generator"].why + "; " + criteria["source_read"].why, criteria)
     return Assessment(FLINK, "; ".join(failed), criteria)
-
-
-def out_of_memory(summary: dict) -> bool:
-    """Whether the run's job failed because a TaskManager ran out of heap (Flink's root cause in the reason)."""
-    return "OutOfMemoryError" in (summary.get("reason") or "")
 
 
 def lost_taskmanager(summary: dict, restarted: bool) -> Assessment:

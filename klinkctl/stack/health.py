@@ -1,5 +1,6 @@
 """Is the stack able to run a job right now? Asked before every run of a sweep, so a dead broker or
-TaskManager stops the sweep with one line instead of failing every later run after its timeout."""
+TaskManager stops the sweep with one line instead of failing every later run after its timeout. Also: did the
+last run leave it untrustworthy (a TaskManager lost, or a job out of heap)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,10 @@ def lost_taskmanagers(spec: StackSpec) -> bool:
         return True
     registered = flink.registered_taskmanagers(spec)
     return registered is not None and registered < spec.taskmanagers
+
+
+def out_of_memory(summary: dict) -> bool:
+    """Whether a run's job failed because a TaskManager ran out of heap (java.lang.OutOfMemoryError as Flink's root
+    cause in the summary's reason). Such a JVM is not trusted with the next run even when its process stayed up:
+    the sweep and the capacity search treat it like a lost TaskManager (on-lost-taskmanager)."""
+    return summary.get("status") != "completed" and "OutOfMemoryError" in (summary.get("reason") or "")

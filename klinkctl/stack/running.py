@@ -13,8 +13,9 @@ from klinkctl.progress import Progress, no_progress
 from klinkctl.stack import backends, flink
 from klinkctl.stack.spec import StackSpec
 
-#: When a run leaves fewer TaskManagers registered than the stack has (e.g. one ran out of heap): stop (the sweep,
-#: the capacity search), or restart the local stack with its settings and go on (each restart recorded).
+#: When a run leaves fewer TaskManagers registered than the stack has, or its job ran out of heap
+#: (health.out_of_memory): stop (the sweep, the capacity search), or restart the local stack with its settings and
+#: go on (each restart recorded).
 ON_LOST_TASKMANAGER = ("stop", "restart")
 
 

@@ -1,4 +1,5 @@
-"""Whether the stack lost a TaskManager (klinkctl.stack.health): from its processes first, then the JobManager."""
+"""Whether the stack lost a TaskManager (klinkctl.stack.health): from its processes first, then the JobManager;
+whether a run's job ran out of heap."""
 
 from __future__ import annotations
 
@@ -29,3 +30,13 @@ def test_a_taskmanager_is_lost_when_its_process_is_gone_or_the_jobmanager_droppe
     monkeypatch.setattr(backends, "detect", lambda state_dir: stack)
     monkeypatch.setattr(flink, "registered_taskmanagers", lambda spec: registered)
     assert health.lost_taskmanagers(StackSpec(state_dir=tmp_path)) is lost
+
+
+@pytest.mark.parametrize("status, reason, out_of_memory", [
+    ("failed", "job 9 ended as FAILED: java.lang.OutOfMemoryError: Java heap space", True),
+    ("failed", "job 9 ended as FAILED: java.io.IOException: disk full", False),
+    ("failed", None, False),
+    ("completed", "", False),
+])
+def test_a_run_out_of_memory_failed_with_outofmemoryerror_in_its_reason(status, reason, out_of_memory):
+    assert health.out_of_memory({"status": status, "reason": reason}) is out_of_memory

@@ -9,7 +9,6 @@ import itertools
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -55,8 +54,10 @@ def read_index(directory: Path) -> list[dict[str, str]]:
 class FakeBench:
     """run_bench's stand-in: writes a run directory and returns the scripted status of each call."""
 
-    def __init__(self, statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb") -> None:
+    def __init__(self, statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb",
+                 reasons: dict[int, str] | None = None) -> None:
         self.statuses = statuses or {}
+        self.reasons = reasons or {}  # a call's reason instead of "<status> here"
         self.prefix = prefix  # of the run directories' names: a second fake in one sweep needs its own
         self.calls: list[tuple[int, str, int]] = []  # (call number, policy, seed)
         self.awaited: list[bool] = []  # each call's await_last_windows
@@ -75,15 +76,17 @@ class FakeBench:
         run_id = f"{self.prefix}-{config.policy}-{number:03d}"
         run_dir = results_root / run_id
         run_dir.mkdir()
-        summary = {"run": run_id, "status": scripted, "reason": "" if scripted == "completed" else f"{scripted} here"}
+        reason = self.reasons.get(number, "" if scripted == "completed" else f"{scripted} here")
+        summary = {"run": run_id, "status": scripted, "reason": reason}
         (run_dir / "summary.json").write_text(json.dumps(summary))
         return RunOutcome(run_dir, summary)
 
 
 @pytest.fixture
 def fake_bench(monkeypatch):
-    def install(statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb") -> FakeBench:
-        fake = FakeBench(statuses, prefix)
+    def install(statuses: dict[int, str | BaseException] | None = None, prefix: str = "ysb",
+                reasons: dict[int, str] | None = None) -> FakeBench:
+        fake = FakeBench(statuses, prefix, reasons)
         monkeypatch.setattr(sweeps, "run_bench", fake)
         monkeypatch.setattr(sweeps, "stack_problem", lambda spec: None)
         return fake
@@ -438,53 +441,3 @@ def test_a_stack_that_goes_down_stops_the_sweep_before_the_next_run(tmp_path, fa
     assert outcome.stack_down == "the Kafka broker does not answer at 127.0.0.1:9092"
     assert not outcome.interrupted and outcome.failed == []
     assert [row["status"] for row in read_index(sweep.directory)][:3] == ["completed", "completed", "pending"]
-
-
-def test_lost_taskmanagers_are_restarted_before_the_next_run_and_recorded(tmp_path, fake_bench, monkeypatch):
-    fake_bench()
-    sweep = new_sweep(tmp_path)
-    lost = iter([False, False, True] + [False] * 20)  # the second run lost them
-    monkeypatch.setattr(sweeps, "lost_taskmanagers", lambda spec: next(lost))
-    problems = iter([None, None, "only 0 of 1 TaskManagers are registered with the JobManager"] + [None] * 20)
-    monkeypatch.setattr(sweeps, "stack_problem", lambda spec: next(problems))
-    processes = {"kafka": 1, "taskmanager-1": 2}
-    outcome = sweeps.run_sweep(sweep, STACK, processes, restart=lambda: {"kafka": 1, "taskmanager-1": 9})
-    assert outcome.restarts == 1 and outcome.stack_down is None
-    assert processes["taskmanager-1"] == 9  # the resource sampler follows the new TaskManager
-    assert {row["status"] for row in read_index(sweep.directory)} == {"completed"}
-    restarts = pd.read_csv(sweep.directory / sweeps.RESTARTS_FILE)
-    assert restarts[["before_run", "problem"]].to_dict("records") == [
-        {"before_run": 3, "problem": "only 0 of 1 TaskManagers are registered with the JobManager"}]
-
-
-def test_without_restart_lost_taskmanagers_stop_the_sweep(tmp_path, fake_bench, monkeypatch):
-    fake_bench()
-    sweep = new_sweep(tmp_path)
-    monkeypatch.setattr(sweeps, "lost_taskmanagers", lambda spec: pytest.fail("not asked without a restart"))
-    monkeypatch.setattr(sweeps, "stack_problem", lambda spec: "only 0 of 1 TaskManagers are registered")
-    assert sweeps.run_sweep(sweep, STACK, {}).stack_down == "only 0 of 1 TaskManagers are registered"
-    assert not (sweep.directory / sweeps.RESTARTS_FILE).exists()
-
-
-def test_on_lost_taskmanager_is_stop_or_restart_and_kept_in_sweep_yaml(tmp_path):
-    spec, _ = sweep_plan.read_sweep_file(sweep_file(tmp_path, "workload: ysb\non-lost-taskmanager: restart\n"
-                                                              "grid: {rate: [10]}"))
-    assert spec.on_lost_taskmanager == "restart" and spec.to_dict()["on-lost-taskmanager"] == "restart"
-    assert sweep_plan.read_sweep_file(sweep_file(tmp_path, "workload: ysb\ngrid: {rate: [10]}"))[0] \
-        .on_lost_taskmanager == "stop"
-    with pytest.raises(KlinkError, match="on-lost-taskmanager 'sometimes'; valid: stop, restart"):
-        sweep_plan.read_sweep_file(sweep_file(tmp_path, "workload: ysb\non-lost-taskmanager: sometimes\n"
-                                                        "grid: {rate: [10]}"))
-
-
-def test_only_the_local_stack_has_its_taskmanagers_restarted(monkeypatch, tmp_path):
-    from klinkctl.stack import backends, running
-    from klinkctl.stack.spec import StackSpec
-
-    class Remote:
-        name = "remote"
-    monkeypatch.setattr(backends, "detect", lambda state_dir: Remote())
-    with pytest.raises(KlinkError, match="^on-lost-taskmanager: restart needs the local stack"):
-        running.taskmanager_restarter(StackSpec(state_dir=tmp_path))
-    with pytest.raises(KlinkError, match="^--on-lost-taskmanager restart needs .* use --on-lost-taskmanager stop$"):
-        running.taskmanager_restarter(StackSpec(state_dir=tmp_path), asked_by="--on-lost-taskmanager restart")
