@@ -10,7 +10,8 @@ from pathlib import Path
 
 from klinkctl.errors import KlinkError
 from klinkctl.netem.links import Runner, check, on_host, probe_netem_on_this_host, require_local_tools
-from klinkctl.netem.namespace import GeneratorNamespace, stop_relays
+from klinkctl.netem.namespace import GeneratorNamespace
+from klinkctl.netem.relay_process import stop_relays
 from klinkctl.netem.spec import tc_delete, tc_replace, tc_show
 from klinkctl.stack.processes import ManagedProcess
 from klinkctl.files import write_json

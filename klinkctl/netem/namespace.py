@@ -13,15 +13,13 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-import os
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from klinkctl.errors import KlinkError
 from klinkctl.netem.links import check, in_namespace, on_host
-from klinkctl.stack.processes import ManagedProcess, is_running, spawn, stop
+from klinkctl.netem.relay_process import relay_argv, start_relay, stop_relays, wait_listening
+from klinkctl.stack.processes import ManagedProcess
 
 SUBNET_BASE = ipaddress.ip_network("10.213.0.0/16")
 
@@ -92,18 +90,14 @@ class GeneratorNamespace:
         return ["ip", "netns", "exec", self.namespace, *argv]
 
     def start_relays(self, kafka_port: int, log_dir: Path) -> list[ManagedProcess]:
-        relay = [sys.executable, "-m", "klinkctl.netem.relay"]
-        for name in ("relay-host", "relay-namespace"):  # a relay says when it listens: no earlier run's words
-            (log_dir / f"{name}.log").unlink(missing_ok=True)
-        into_host = spawn("relay-host", relay + [f"{self.host_address}:{kafka_port}", f"127.0.0.1:{kafka_port}"],
-                          dict(os.environ), log_dir / "relay-host.log", kafka_port)
-        into_veth = spawn("relay-namespace", self.wrap(relay + [f"127.0.0.1:{kafka_port}",
-                                                                 f"{self.host_address}:{kafka_port}"]),
-                          dict(os.environ), log_dir / "relay-namespace.log", kafka_port)
+        host, veth = f"127.0.0.1:{kafka_port}", f"{self.host_address}:{kafka_port}"
+        into_host = start_relay("relay-host", relay_argv(veth, host), log_dir / "relay-host.log", kafka_port)
+        into_veth = start_relay("relay-namespace", self.wrap(relay_argv(host, veth)), log_dir / "relay-namespace.log",
+                                kafka_port)
         relays = [into_host, into_veth]
         try:
             for relay in relays:
-                _wait_listening(relay)
+                wait_listening(relay)
         except KlinkError:
             stop_relays(relays)
             raise
@@ -123,21 +117,3 @@ class GeneratorNamespace:
             if ipaddress.ip_network(destination, strict=False).overlaps(self.subnet):
                 raise KlinkError(f"{self.subnet} (for the generator's veth) overlaps the host route {destination}; "
                                  "nothing was changed")
-
-
-def _wait_listening(relay: ManagedProcess, timeout_s: float = 15) -> None:
-    """A relay prints `relaying ...` once its socket listens."""
-    log = Path(relay.log_file)
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if "relaying" in (log.read_text(errors="replace") if log.is_file() else ""):
-            return
-        if not is_running(relay):
-            break
-        time.sleep(0.05)
-    raise KlinkError(f"the {relay.name} did not start listening (see {log})")
-
-
-def stop_relays(relays: list[ManagedProcess]) -> None:
-    for relay in relays:
-        stop(relay, grace_s=2)

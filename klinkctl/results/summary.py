@@ -12,6 +12,7 @@ from klinkctl.delay import fit_report, parse_delay
 from klinkctl.rate_schedule import RateSchedule
 from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
+from klinkctl.results.links import link_summary
 from klinkctl.results.record_latency import run_record_latency
 from klinkctl.results.stats import latency_summary, proportion_interval
 from klinkctl.results.tables import measured_rows, read_table
@@ -238,6 +239,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
         **census,
         "drain": read_json(run_dir / "drain.json"),
         **({"late_state": read_json(run_dir / "late-state.json")} if (run_dir / "late-state.json").is_file() else {}),
+        **({"tm_links": links} if (links := link_summary(read_table(run_dir / "links.csv"), measured)) else {}),
         "late_dropped": int(latency["late_dropped"].sum()) if "late_dropped" in latency else 0,
         "throughput": {
             "generator_events_per_s": generator_summary.get("achieved_rate"),

@@ -8,7 +8,8 @@ every row collected so far.
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
   CPU/RSS of every stack process and the generator from /proc via psutil, and the CPU of each TaskManager's JIT
   compiler threads (component `jit:<taskmanager>`, klinkctl.jit) (resources.csv); TaskManagers this
-  machine has no process of (an attached cluster) from Flink's REST metrics instead (RestTaskManagers).
+  machine has no process of (an attached cluster) from Flink's REST metrics instead (RestTaskManagers); with
+  `up --tm-link-rate`, the bytes each shaped TaskManager's link carried so far (links.csv, klinkctl.stack.tm_links).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from confluent_kafka import Consumer
 from klinkctl import jit
 from klinkctl.errors import one_line
 from klinkctl.run import container_stats
-from klinkctl.stack import flink
+from klinkctl.stack import flink, tm_links
 from klinkctl.stack.kafka import QUIET_CLIENT_LOGGER
 from klinkctl.stack.processes import taskmanagers_of
 from klinkctl.stack.remote import component_name
@@ -39,6 +40,10 @@ MARKER_COLUMNS = ["run", "policy", "query", "created_at", "output_at", "latency_
 WATERMARK_COLUMNS = ["run", "policy", "query", "watermark", "emitted_at", "output_at", "propagation_ms"]
 THROUGHPUT_COLUMNS = ["run", "policy", "time", "job_vertex", "query", "records_in_per_s", "records_out_per_s"]
 RESOURCE_COLUMNS = ["run", "policy", "time", "component", "pid", "cpu_percent", "rss_bytes", "source"]
+#: the relay's counters (klinkctl.netem.relay.Link.counters): totals since `up`, towards the TaskManager's clients
+#: (what its producers sent to other TaskManagers) and towards it (their requests and credits)
+LINK_COLUMNS = ["run", "policy", "time", "taskmanager", "counted_at", "rate_bytes_per_s", "bytes_to_clients",
+                "bytes_to_target", "connections_open"]
 #: resources.csv's `source`: procfs (this machine's /proc) or Flink's REST metrics of a TaskManager elsewhere
 PROCFS, FLINK_REST = "procfs", "flink-rest"
 #: What a TaskManager's memory in use is from its REST metrics (Flink reports no resident set size)
@@ -258,6 +263,7 @@ class ResourceSampler(RecordingThread):
         self._last_sample_s = time.monotonic()
         self.throughput = CsvTable(run_dir / "throughput.csv", THROUGHPUT_COLUMNS)
         self.resources = CsvTable(run_dir / "resources.csv", RESOURCE_COLUMNS)
+        self.links = CsvTable(run_dir / "links.csv", LINK_COLUMNS) if spec.link_rate_of else None
         # no TaskManager process here (an attached cluster): its TaskManagers come from Flink's REST metrics
         self.rest_taskmanagers = None if taskmanagers_of(processes) else RestTaskManagers(spec)
         self._last_counts: dict[str, tuple[int, float, float]] = {}
@@ -275,8 +281,9 @@ class ResourceSampler(RecordingThread):
             now = int(time.time() * 1000)
             self._sample_processes(now)
             self._sample_flink(now)
-        self.throughput.close()
-        self.resources.close()
+        for table in (self.throughput, self.resources, self.links):
+            if table is not None:
+                table.close()
 
     def _sample_processes(self, now: int) -> None:
         for name, process in list(self.processes.items()):
@@ -299,6 +306,10 @@ class ResourceSampler(RecordingThread):
             except (urllib.error.URLError, OSError, KeyError, ValueError):
                 pass  # a sample Flink did not answer is a missing row, not a failed run
         self.resources.flush()
+        if self.links is not None:
+            for row in tm_links.link_rows(self.spec):
+                self.links.write({**self.labels, **row, "time": now})
+            self.links.flush()
 
     def _sample_flink(self, now: int) -> None:
         """Records in/out per second of each job vertex (task), from the difference of Flink's counters

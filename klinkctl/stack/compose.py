@@ -48,6 +48,7 @@ COMPOSE_CANNOT = {
     "taskmanager_interference": "a CPU hog is a local process in the TaskManager's cgroup",
     "taskmanager_cgroup_parent": "the engine makes the containers' cgroups under its own root",
     "taskmanager_jit_cpu": "the engine caps each container as a whole",
+    "taskmanager_link_rates": "its relays are processes of this machine, not containers, and untried there",
 }
 
 

@@ -192,11 +192,15 @@ def start_jobmanager(spec: StackSpec, start: Spawn = spawn) -> ManagedProcess:
     return _start(spec, "jobmanager", "jobmanager.sh", [], spec.rest_port, start)
 
 
-def start_taskmanager(spec: StackSpec, index: int, start: Spawn = spawn, confined_here: bool = True) -> ManagedProcess:
-    """confined_here: pin and cap it with taskset and our cgroups; False when `start` places it (a container)."""
+def start_taskmanager(spec: StackSpec, index: int, start: Spawn = spawn, confined_here: bool = True,
+                      properties: dict[str, object] | None = None) -> ManagedProcess:
+    """confined_here: pin and cap it with taskset and our cgroups; False when `start` places it (a container).
+    properties: Flink settings of this TaskManager alone, over the shared config.yaml."""
     name = taskmanager_name(index)
     confine = (lambda argv: as_taskmanager(spec, index, argv)) if confined_here else list
-    return _start(spec, name, "taskmanager.sh", ["-D", f"taskmanager.resource-id={name}"], None, start, confine)
+    own = {"taskmanager.resource-id": name, **(properties or {})}
+    dynamic = [arg for key, value in own.items() for arg in ("-D", f"{key}={value}")]
+    return _start(spec, name, "taskmanager.sh", dynamic, None, start, confine)
 
 
 def as_taskmanager(spec: StackSpec, index: int, argv: list[str]) -> list[str]:

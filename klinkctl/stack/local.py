@@ -12,7 +12,8 @@ from klinkctl import artifacts, prereqs
 from klinkctl.errors import ComponentFailed, KlinkError
 from klinkctl.generator import RUNNING_FILE as GENERATOR_RUNNING_FILE
 from klinkctl.locks import STACK_LOCK
-from klinkctl.stack import flink, interference, kafka
+from klinkctl.netem.relay_process import is_listening
+from klinkctl.stack import flink, interference, kafka, tm_links
 from klinkctl.stack.base import ComponentStatus, Endpoints, Progress, StackBackend, no_progress
 from klinkctl.stack.ports import ensure_free
 from klinkctl.stack.processes import ManagedProcess, Spawn, is_running, resource_usage, spawn, stop
@@ -26,6 +27,7 @@ OWNED_ENTRIES = (RECORD_FILE, "kafka", "flink", "logs", "agent", "tmp", STACK_LO
 MARKER_FILE = ".klinkctl-state.json"
 KAFKA_READY_TIMEOUT_S = 60.0
 FLINK_READY_TIMEOUT_S = 90.0
+RELAY_READY_TIMEOUT_S = 15.0
 #: Below this CPU share a TaskManager's start-up wait grows in proportion (two at 0.15 of a core each took > 90 s).
 QUOTA_START_CORES = 0.5
 #: A hog that has run this long has parsed its arguments and entered its cgroup: it is up.
@@ -135,9 +137,15 @@ class LocalBackend(StackBackend):
         start = self.spawner(spec)
         broker = launch(kafka.start(spec, jars.kafka_libs, start))
         jobmanager = launch(flink.start_jobmanager(spec, start))
-        taskmanagers = [launch(flink.start_taskmanager(spec, i, start, self.confines_taskmanagers))
+        link_ports = tm_links.pick_ports(spec)  # --tm-link-rate
+        relays = [launch(relay) for relay in tm_links.start_relays(spec, link_ports)]
+        taskmanagers = [launch(flink.start_taskmanager(spec, i, start, self.confines_taskmanagers,
+                                                       tm_links.flink_properties(link_ports.get(i))))
                         for i in range(1, spec.taskmanagers + 1)]
-        everything = [broker, jobmanager, *taskmanagers]
+        everything = [broker, jobmanager, *relays, *taskmanagers]
+        if relays:
+            _wait(spec, relays[0].name, lambda: all(map(is_listening, relays)), everything, RELAY_READY_TIMEOUT_S,
+                  progress, "starting the shuffle link relay(s) (--tm-link-rate)")
         _wait(spec, "kafka", lambda: kafka.is_ready(spec), everything, KAFKA_READY_TIMEOUT_S, progress,
               "waiting for Kafka to answer metadata")
         _wait(spec, "jobmanager", lambda: flink.registered_taskmanagers(spec) is not None, everything,
@@ -213,7 +221,8 @@ class LocalBackend(StackBackend):
             return ComponentStatus(component.name, False, component.pid, component.port,
                                    detail=f"log: {component.log_file}")
         rss, uptime = usage
-        detail = interference.describe(spec, component.name) or _agent_detail(spec, component)
+        detail = (interference.describe(spec, component.name) or tm_links.describe(spec, component.name)
+                  or _agent_detail(spec, component))
         return ComponentStatus(component.name, True, component.pid, component.port, rss, uptime, detail=detail)
 
     def endpoints(self) -> Endpoints:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import math
 import os
 import re
 import socket
@@ -23,6 +22,8 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 from klinkctl.cpus import QUOTA_PERIOD_US, check_delegated, check_threads_movable, parse_cpu_list
 from klinkctl.errors import KlinkError
 from klinkctl.options import Section, declared, one_line, option
+from klinkctl.stack.link_rate import LinkRate, parse_link_rates
+from klinkctl.stack.per_taskmanager import per_taskmanager
 
 MEMORY_SIZE = re.compile(r"^[1-9][0-9]*[mMgG]$")
 #: A stack token travels in the agent's -javaagent options (comma and = separated) and in URLs: kept plain.
@@ -77,6 +78,11 @@ class StackSpec(Section):
                                            "e.g. 2=0.5 busy-loops half of every 10 ms on one core, in "
                                            "taskmanager-2's cgroup and on its --tm-cpus cores: a noisy neighbour "
                                            "on that worker. Fraction in (0, 1]. [none]", cli="tm-interference")
+    taskmanager_link_rates: str = option("", "Slow single TaskManagers' shuffle links: NUMBER=RATE,... e.g. 2=20mbit "
+                                         "or 2=2.5MB/s (unit required): the others fetch taskmanager-2's records "
+                                         "through a relay passing at most RATE each way (docs/backends.md, \"Slow "
+                                         "shuffle links\"). Local backend, 2+ TaskManagers. [not shaped]",
+                                         cli="tm-link-rate")
     taskmanager_cgroup_parent: str = option("", "Make the --tm-cpu-quota/--tm-quota groups inside this cgroup "
                                             "directory, "
                                             "delegated to you (e.g. `sudo mkdir /sys/fs/cgroup/cpu/lab && sudo chown "
@@ -135,11 +141,12 @@ class StackSpec(Section):
         with _one_line_errors():
             return cls(**values)
 
-    @field_validator("taskmanager_quotas", "taskmanager_interference")
+    @field_validator("taskmanager_quotas", "taskmanager_interference", "taskmanager_link_rates")
     @classmethod
     def _per_taskmanager(cls, text: str, info: ValidationInfo) -> str:
         """Checked and written one way (`2=0.5,3=0.25`, by TaskManager), as the record and config.yaml show it."""
-        values = per_taskmanager(text, option_name(info.field_name))
+        read = parse_link_rates if info.field_name == "taskmanager_link_rates" else per_taskmanager
+        values = read(text, option_name(info.field_name))
         return ",".join(f"{index}={value}" for index, value in sorted(values.items()))
 
     @field_validator("taskmanager_cgroup_parent")
@@ -197,11 +204,15 @@ class StackSpec(Section):
                 raise KlinkError(f"--kafka-bootstrap must be HOST:PORT[,HOST:PORT...], got {self.kafka_bootstrap!r}")
 
     def _check_per_taskmanager(self) -> None:
-        for name, values in (("taskmanager_quotas", self.quota_of), ("taskmanager_interference", self.hog_of)):
+        for name, values in (("taskmanager_quotas", self.quota_of), ("taskmanager_interference", self.hog_of),
+                             ("taskmanager_link_rates", self.link_rate_of)):
             for index in values:
                 if not 1 <= index <= self.taskmanagers:
                     raise KlinkError(f"{option_name(name)} names taskmanager-{index}, but there are taskmanager-1.."
                                      f"{self.taskmanagers} (--taskmanagers {self.taskmanagers})")
+        if self.link_rate_of and self.taskmanagers == 1:
+            raise KlinkError("--tm-link-rate shapes what other TaskManagers fetch from a TaskManager, and with "
+                             "--taskmanagers 1 there are none: give --taskmanagers 2 or more")
         for index, cores in self.quota_of.items():
             if cores < MIN_QUOTA:
                 raise KlinkError(_quota_range(index, cores))
@@ -265,6 +276,11 @@ class StackSpec(Section):
     def hog_of(self) -> dict[int, float]:
         """--tm-interference: the hog's fraction of one core by TaskManager number."""
         return per_taskmanager(self.taskmanager_interference, "--tm-interference")
+
+    @property
+    def link_rate_of(self) -> dict[int, LinkRate]:
+        """--tm-link-rate: the rate of each shaped TaskManager's shuffle link, by TaskManager number."""
+        return parse_link_rates(self.taskmanager_link_rates, "--tm-link-rate")
 
     @property
     def taskmanager_subgroups(self) -> list[str]:
@@ -368,23 +384,6 @@ def option_name(field: str) -> str:
 def taskmanager_name(index: int) -> str:
     """TaskManager `index`'s name: its component, Flink resource id, log dir and, with --tm-quota, cgroup."""
     return f"taskmanager-{index}"
-
-
-def per_taskmanager(text: str, option: str) -> dict[int, float]:
-    """'2=0.5,3=0.25' -> {2: 0.5, 3: 0.25}: a value for some TaskManagers (by number), each named once."""
-    values: dict[int, float] = {}
-    for part in text.split(",") if text.strip() else ():
-        number, equals, value = part.partition("=")
-        try:
-            index, amount = int(number), float(value)
-        except ValueError:
-            index, amount = 0, math.nan
-        if not equals or not math.isfinite(amount):
-            raise KlinkError(f"{option} must be TaskManager=value pairs like 2=0.5 or 2=0.5,3=0.25, got {text!r}")
-        if index in values:
-            raise KlinkError(f"{option} gives taskmanager-{index} twice ({text!r}); give each TaskManager once")
-        values[index] = amount
-    return values
 
 
 def _quota_range(index: int, cores: float) -> str:

@@ -80,13 +80,15 @@ def test_the_local_backend_refuses_the_image_options(tmp_path: Path, option: str
     assert "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("option, value, named", [("taskmanager_interference", "1=0.5", "--tm-interference"),
-                                                  ("taskmanager_cgroup_parent", "/sys/fs/cgroup/lab", "--tm-cgroup")])
-def test_compose_refuses_what_it_cannot_honour_before_anything(tmp_path: Path, option, value, named, monkeypatch) -> None:
+@pytest.mark.parametrize("options, named", [({"taskmanager_interference": "1=0.5"}, "--tm-interference"),
+                                             ({"taskmanager_cgroup_parent": "/sys/fs/cgroup/lab"}, "--tm-cgroup"),
+                                             ({"taskmanagers": 2, "taskmanager_link_rates": "2=20mbit"},
+                                              "--tm-link-rate")])
+def test_compose_refuses_what_it_cannot_honour_before_anything(tmp_path: Path, options, named, monkeypatch) -> None:
     monkeypatch.setattr("klinkctl.stack.spec.check_delegated", lambda *args: None)
     state = tmp_path / "state"
     with pytest.raises(KlinkError, match=f"^{named}: the compose backend cannot honour it"):
-        ComposeBackend(state).up(spec(tmp_path, taskmanager_cpu_quota=0.5, **{option: value}))
+        ComposeBackend(state).up(spec(tmp_path, taskmanager_cpu_quota=0.5, **options))
     assert not state.exists()
 
 

@@ -1,5 +1,6 @@
 """--tm-quota (a CPU cap for single TaskManagers, each in its own cgroup nested in the --tm-cpu-quota one) and
---tm-interference (a CPU hog beside single TaskManagers): parsing, validation, the groups, the hog."""
+--tm-interference (a CPU hog beside single TaskManagers): parsing, validation, the groups, the hog; `up`'s one-line
+refusals also for --tm-link-rate (the rest of it: test_tm_link_rate.py)."""
 
 import os
 import sys
@@ -63,7 +64,8 @@ def test_a_recorded_quota_beyond_this_machine_still_loads_for_down():
 
 
 @pytest.mark.parametrize("args", [["--tm-quota", "3=0.5"], ["--tm-interference", "1=2"],
-                                  ["--tm-quota", "1=0.2,1=0.3"], ["--tm-quota", "1=0"]])
+                                  ["--tm-quota", "1=0.2,1=0.3"], ["--tm-quota", "1=0"], ["--tm-link-rate", "3=20mbit"],
+                                  ["--tm-link-rate", "2=20"], ["--tm-link-rate", "2=0kbit"]])
 def test_up_refuses_in_one_line_before_anything_starts(tmp_path, args):
     state = tmp_path / "state"
     result = CliRunner().invoke(main, ["up", "--state-dir", str(state), "--taskmanagers", "2", *args])

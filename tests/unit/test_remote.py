@@ -75,6 +75,7 @@ HONOURED = {"host", "control_port", "flink_rest", "kafka_bootstrap", "token"}
 SAMPLE_VALUES = {"taskmanagers": 1, "slots": 4, "jobmanager_memory": "1024m", "taskmanager_memory": "1536m",
                  "kafka_heap": "512m", "taskmanager_cpus": "0", "taskmanager_cpu_quota": 0.5,
                  "taskmanager_quotas": "1=0.5", "taskmanager_interference": "1=0.5",
+                 "taskmanager_link_rates": "",  # a rate needs 2 TaskManagers; given at its default, still refused
                  "adaptive_partitioner": True, "kafka_port": 9092, "kafka_controller_port": 9093,
                  "jobmanager_rpc_port": 6123, "rest_port": 8081, "taskmanager_gc": "serial", "taskmanager_jit": "c1",
                  "taskmanager_jit_cpu": "in-quota",

@@ -50,7 +50,7 @@ def test_an_older_record_loads_without_checking_this_machine_again():
 def test_up_takes_every_stack_option_under_its_name_and_nothing_else():
     assert [p.opts[0] for p in up.params][3:] == [f"--{o.cli}" for o in STACK_OPTIONS] == [
         "--taskmanagers", "--slots", "--jm-memory", "--tm-memory", "--kafka-heap", "--tm-cpus", "--tm-cpu-quota",
-        "--tm-quota", "--tm-interference", "--tm-cgroup", "--tm-gc", "--tm-jit", "--tm-jit-cpu", "--adaptive-partitioner", "--base-image",
+        "--tm-quota", "--tm-interference", "--tm-link-rate", "--tm-cgroup", "--tm-gc", "--tm-jit", "--tm-jit-cpu", "--adaptive-partitioner", "--base-image",
         "--debian-mirror", "--host", "--kafka-port", "--kafka-controller-port", "--rpc-port", "--rest-port",
         "--control-port", "--flink-rest", "--kafka-bootstrap", "--stack-token"]
 
