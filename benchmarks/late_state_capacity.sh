@@ -11,6 +11,7 @@
 # (21 s), and a probe judged while it grows sees latency rise with the state, not with a backlog (measured: AION's
 # first probes at 10 000 and 8 409 events/s failed on +25 % and +20 % latency growth with 99.3 % read).
 # A STATE is a --late-state, or aion-scarce: AION with --destage-scarce 0.5 --destage-very-scarce 0.2.
+# FIRST_ROUND=N (default 1) starts at round N (its seed is N): more rounds into the same OUT.
 set -euo pipefail
 out=${1:?usage: late_state_capacity.sh OUT REPS STATE...}
 reps=${2:?usage: late_state_capacity.sh OUT REPS STATE...}
@@ -19,7 +20,7 @@ states=("$@")
 [ ${#states[@]} -gt 0 ] || { echo "late_state_capacity.sh: name at least one late state (e.g. aion)" >&2; exit 2; }
 klinkctl=${KLINKCTL:-.venv/bin/klinkctl}
 mkdir -p "$out"
-for rep in $(seq 1 "$reps"); do
+for rep in $(seq "${FIRST_ROUND:-1}" "$reps"); do
   for state in "${states[@]}"; do
     case "$state" in  # aion's variants: its staleness trigger (§3.4, bound 0.05), and its global destaging (§3.2)
       aion) extra=(--late-state aion --late-trigger staleness --staleness-bound 0.05) ;;
