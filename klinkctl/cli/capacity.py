@@ -84,9 +84,12 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     settings = cap.SearchSettings(start_rate, factor, precision, max_probes, max_rate).validate()
     thresholds = Thresholds()
     requested_warmups = parse_warmup_runs(warmup_runs)
+    given = {"warmup_given": bool(options["warmup_ms"]), "duration_given": bool(options["duration_ms"])}
     options["duration_ms"] = options["duration_ms"] or cap.PROBE_DURATION_MS
     options["warmup_ms"] = options["warmup_ms"] or cap.PROBE_WARMUP_MS
     config = resolve(config_file, {"workload": workload, **options})
+    duration_ms, warmup_ms, timing_note = cap.probe_times(config, **given)
+    config = config.changed(duration_ms=duration_ms, warmup_ms=warmup_ms)
     if config.load is not None:
         raise KlinkError(f"{config_file}: load/capacity set the rate, which `klinkctl capacity` searches for; "
                          "remove them")
@@ -142,6 +145,8 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
             bar.advance(task)
             say(f"  {probe.assessment.verdict}: {probe.assessment.why} -> {probe.run_dir}")
 
+        if timing_note:
+            say(timing_note)
         say(f"warm-up runs, not judged: {warmup_rule}")
         warm_up(warmup_runs)
         probe = cap.bench_probe(config, run, thresholds, lost=lambda: lost_taskmanagers(spec),

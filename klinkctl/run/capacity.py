@@ -21,11 +21,34 @@ from klinkctl.run.capacity_criteria import (ABORTED, FLINK, GENERATOR, SUSTAINAB
                                             assess, lost_taskmanager, measured_rates, measured_windows)
 from klinkctl.run.load import CAPACITY_KIND, FORMAT_VERSION
 from klinkctl.stack.health import out_of_memory
+from klinkctl.workloads.options import LATE
 
 #: Probe length when the command line gives none: long enough for a handful of windows per query after the
 #: warm-up, short enough that a search of 8 probes fits in 6-8 minutes (a probe is 45-60 s of wall time).
 PROBE_DURATION_MS = 30_000
 PROBE_WARMUP_MS = 6_000
+#: What a late-state probe judges after its warm-up, when the command line gives no duration (as above: a handful of
+#: 1 s windows, and the 18 s that benchmarks/late_state_capacity.sh judged).
+LATE_STATE_JUDGED_MS = 18_000
+
+
+def probe_times(config, warmup_given: bool, duration_given: bool) -> tuple[int, int, str | None]:
+    """(duration, warm-up, a note or None) of every probe. A late-event window keeps its events for the allowed
+    lateness after it ends, so its state grows for the lateness plus a window; a probe judged earlier sees latency
+    rise with the state, not with a backlog (docs/capacity.md, "Late-event state"). Unless given, the warm-up
+    then covers that growth and the duration judges LATE_STATE_JUDGED_MS after it; a given warm-up shorter than
+    the growth is kept, and the note says so."""
+    growth = config.allowed_lateness_ms + config.window_ms if config.workload in LATE else 0
+    if config.warmup_ms >= growth:
+        return config.duration_ms, config.warmup_ms, None
+    if warmup_given:
+        return config.duration_ms, config.warmup_ms, (
+            f"--warmup {config.warmup_ms} ms is shorter than the {growth} ms the windows' state grows (allowed "
+            f"lateness + window): probes are judged while it grows, and may fail on that growth alone")
+    warmup = growth + 1_000
+    duration = config.duration_ms if duration_given else max(config.duration_ms, warmup + LATE_STATE_JUDGED_MS)
+    return duration, warmup, (f"probes warm up for {warmup} ms, until the windows' state is full (allowed lateness "
+                              f"+ window + 1 s), and run {duration} ms")
 
 NOT_REACHED = "not reached (limit)"
 # ---------------------------------------------------------------- the search (pure: a function of a probe callback)

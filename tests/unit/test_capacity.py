@@ -437,3 +437,23 @@ def test_the_search_says_how_far_the_compilers_got_and_when_they_never_settled(t
                                 report=lines.append)
     assert lines[0] == "  the JIT compilers used 50% of the TaskManagers' CPU"
     assert lines[-1].startswith(f"  the compilers had not settled after {capacity_warmup.MAX_AUTO_WARMUPS} warm-up runs")
+
+
+# --- probe timing of late-event state ------------------------------------------------------------
+
+def late_spec(**fields) -> RunSpec:
+    return RunSpec(**{"workload": "average", "late_state": "aion", "allowed_lateness_ms": 20_000, "window_ms": 1000,
+                      "warmup_ms": cap.PROBE_WARMUP_MS, "duration_ms": cap.PROBE_DURATION_MS, **fields})
+
+
+def test_a_late_state_probe_warms_up_until_its_state_is_full_unless_told_otherwise():
+    duration, warmup, note = cap.probe_times(late_spec(), warmup_given=False, duration_given=False)
+    assert (duration, warmup) == (22_000 + cap.LATE_STATE_JUDGED_MS, 22_000) and "until the windows' state" in note
+    # a given duration is kept, a given short warm-up too, with a note that says what it risks
+    assert cap.probe_times(late_spec(), warmup_given=False, duration_given=True)[:2] == (30_000, 22_000)
+    duration, warmup, note = cap.probe_times(late_spec(warmup_ms=5000), warmup_given=True, duration_given=False)
+    assert (duration, warmup) == (30_000, 5000) and note.startswith("--warmup 5000 ms is shorter than the 21000 ms")
+    # nothing to wait for: Klink's workloads, or a warm-up that covers the growth
+    assert cap.probe_times(RunSpec(workload="ysb"), warmup_given=False, duration_given=False)[2] is None
+    assert cap.probe_times(late_spec(warmup_ms=21_000, duration_ms=40_000), warmup_given=True,
+                           duration_given=True) == (40_000, 21_000, None)
