@@ -287,6 +287,17 @@ def test_each_aion_window_reports_its_executions_and_staleness_and_the_run_sums_
                                        "late_events": 5, "max_staleness": 0.07, "bound_ms": 5000}
     assert report["bound_ms"] == {"first": 5000, "last": 2100, "min": 2100, "median": 5000.0, "max": 5000}
     assert late_state.staleness(rows[rows["key"] == "w1"], 0.05) == {}  # Flink's windows report none
+    assert "learned" not in report  # every window fired before the first (1000) was cleaned up at 6000
+
+
+def test_the_learned_summary_leaves_out_the_windows_planned_before_the_first_cleanup():
+    rows = results_rows([(1000, "#staleness", 2, [5, 5, 10, 0.16, 1500]), (2000, "#staleness", 3, [4, 4, 5, 0.12, 1500]),
+                         (3000, "#staleness", 2, [3, 4, 8, 0.05, 1500]), (4000, "#staleness", 2, [4, 4, 6, 0.03, 1500])])
+    report = late_state.staleness(rows, 0.05)
+    assert report["executions_mean"] == 4  # all four
+    assert report["learned"] == {"windows": 2, "executions_mean": 3.5, "executions_max": 4,
+                                 "max_staleness_mean": pytest.approx(0.04), "max_staleness_max": 0.05,
+                                 "within_bound": 1.0}  # 3000 and 4000 fired after 1000's cleanup at 2500
 
 
 def test_gc_share_is_each_taskmanagers_collection_time_over_its_sampled_span():

@@ -496,8 +496,11 @@ def test_the_late_trigger_figure_sets_each_triggers_staleness_against_its_execut
         set_bench(run_dir, policy="default", rate=2000, late_state="aion", late_trigger=trigger)
         summary = json.loads((run_dir / "summary.json").read_text())
         summary["status"] = "completed"
-        summary["late_state"] = {"staleness": {"bound": 0.05, "executions_mean": executions,
-                                               "max_staleness_mean": staleness, "within_bound": staleness < 0.05}}
+        # windows 1 and 2 s fired before window 1 s was cleaned up (1 s lateness): planned on the prior, left out
+        per_window = [{"query": "q00", "window_end": end, "executions": 99 if end <= 2000 else executions,
+                       "planned": 0, "late_events": 10, "max_staleness": 0.9 if end <= 2000 else staleness,
+                       "bound_ms": 1000} for end in (1000, 2000, 3000, 4000)]
+        summary["late_state"] = {"staleness": {"bound": 0.05, "per_window": per_window}}
         (run_dir / "summary.json").write_text(json.dumps(summary))
     runset = load_runset(root, include_invalid=True)
     table = report.late_trigger_staleness(runset).set_index("late_trigger")
@@ -511,5 +514,6 @@ def test_the_late_trigger_figure_sets_each_triggers_staleness_against_its_execut
     figure = spec.draw(report.late_trigger_staleness(runset), runset)
     assert len(figure.axes[0].containers) == 2  # one point with its error bars per trigger
     assert sorted(text.get_text() for text in figure.axes[0].get_legend().get_texts()) == ["delta-t", "staleness"]
+    assert table.loc["delta-t", "learned_windows"] == 4  # two learned windows in each of its two runs
     with pytest.raises(MissingData, match="late_state.staleness"):
         report.late_trigger_staleness(load_runset(SWEEP, include_invalid=True))
