@@ -88,12 +88,11 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     options["duration_ms"] = options["duration_ms"] or cap.PROBE_DURATION_MS
     options["warmup_ms"] = options["warmup_ms"] or cap.PROBE_WARMUP_MS
     config = resolve(config_file, {"workload": workload, **options})
-    duration_ms, warmup_ms, timing_note = cap.probe_times(config, **given)
-    config = config.changed(duration_ms=duration_ms, warmup_ms=warmup_ms)
     if config.load is not None:
         raise KlinkError(f"{config_file}: load/capacity set the rate, which `klinkctl capacity` searches for; "
                          "remove them")
-    config = cap.probe_config(config, settings.start_rate)  # every value checked before anything starts
+    duration_ms, warmup_ms, timing_note = cap.probe_times(config, **given)
+    config = cap.probe_config(config, settings.start_rate).changed(duration_ms=duration_ms, warmup_ms=warmup_ms)
     if out is not None and out.is_dir():
         raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
     spec, processes = running_stack(state_dir)
