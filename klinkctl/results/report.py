@@ -194,10 +194,10 @@ def late_trigger_staleness(runset: RunSet) -> pd.DataFrame:
     extra = runs.groupby(keys, dropna=False).agg(bound=("bound", "first"),
                                                  learned_windows=("learned_windows", "sum")).reset_index()
     table = table.merge(extra, on=keys)
-    # a sweep's variant names each configuration; otherwise what varies does
-    varying = [SERIES] if table[SERIES].nunique() == len(table) > 1 else \
-        [key for key in keys if table[key].nunique(dropna=False) > 1] or [SERIES]
-    table["configuration"] = table[varying].astype(str).agg(" ".join, axis=1)
+    # named by the first varying parameter that tells every configuration apart (a sweep's variant), or by all
+    varying = [key for key in keys if table[key].nunique(dropna=False) > 1] or [SERIES]
+    naming = next(([key] for key in varying if table[key].nunique(dropna=False) == len(table)), varying)
+    table["configuration"] = table[naming].astype(str).agg(" ".join, axis=1)
     return table
 
 
