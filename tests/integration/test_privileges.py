@@ -47,11 +47,8 @@ def readable_privileges():
     packages), copied where another user can read them."""
     directory = Path(tempfile.mkdtemp(prefix="klink-privileges-"))
     directory.chmod(0o755)
-    for name in ("privileges.py", "errors.py", "cpus.py", "units.py", "options.py", "stack/spec.py"):
-        module = directory / "klinkctl" / name
-        module.parent.mkdir(exist_ok=True)
-        (module.parent / "__init__.py").touch()
-        module.write_text((REPO / "klinkctl" / name).read_text())
+    # the whole package (source only): the spec's imports grow, and a list of its modules here went stale
+    shutil.copytree(REPO / "klinkctl", directory / "klinkctl", ignore=shutil.ignore_patterns("__pycache__"))
     for package in SPEC_DEPENDENCIES:
         found = importlib.util.find_spec(package)
         if found.submodule_search_locations:
