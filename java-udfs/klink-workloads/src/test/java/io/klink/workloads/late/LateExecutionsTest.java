@@ -27,6 +27,19 @@ class LateExecutionsTest {
         return w.add(new LateEvent("k", 1, ts));
     }
 
+    /** Window 1000 gets its late events at age 50 and is cleaned up (window 2000 fired before, on the uniform
+     *  plan); window 3000 has an event and fires next on what was learned. */
+    private static void learnEveryLateArrivalAtAge50(AionWindows w) {
+        late(w, 10);
+        w.advance(999);
+        w.advance(1049);
+        for (int i = 0; i < LateExecutions.MIN_LEARNED; i++) {
+            late(w, 100 + i);
+        }
+        late(w, 2500);
+        w.advance(1999);
+    }
+
     @Test
     void uniformUntilLearnedTheTriggerExecutesAtThePlannedAgesAndAtCleanupAndReportsTheStaleness() throws Exception {
         try (AionWindows w = windows("staleness", 0.25)) {  // uniform: executions at ages 500 and 1000
@@ -64,14 +77,7 @@ class LateExecutionsTest {
     @Test
     void theDistributionLearnedFromCleanedUpWindowsMovesTheFirstExecutionEarly() throws Exception {
         try (AionWindows w = windows("staleness", 0.25)) {
-            late(w, 10);
-            w.advance(999);
-            w.advance(1049);
-            for (int i = 0; i < LateExecutions.MIN_LEARNED; i++) {
-                late(w, 100 + i);  // window 1000: every late event at age 50
-            }
-            late(w, 2500);  // window 3000
-            w.advance(1999);  // window 1000 cleaned up (window 2000 fired before, on the uniform plan)
+            learnEveryLateArrivalAtAge50(w);
             // window 3000 fires: every late arrival seen was at age 50-60, so its two executions are balanced at
             // b·F(b) = (1 − b)(1 − F(b)) with F linear from 0.05 to 0.06: b = 0.0594, age 59.4 (uniform: 500)
             w.advance(2999);
@@ -106,14 +112,7 @@ class LateExecutionsTest {
     @Test
     void deltaEvPlacesItsExecutionsAtTheQuantilesOfTheLearnedArrivals() throws Exception {
         try (AionWindows w = windows(new AionWindows.Settings(1000, 0, 1000, 100, 0.5, "delta-ev", 1).executing(2))) {
-            late(w, 10);
-            w.advance(999);
-            w.advance(1049);
-            for (int i = 0; i < LateExecutions.MIN_LEARNED; i++) {
-                late(w, 100 + i);  // window 1000: every late event at age 50
-            }
-            late(w, 2500);  // window 3000
-            w.advance(1999);  // window 1000 cleaned up: its arrivals are learned
+            learnEveryLateArrivalAtAge50(w);
             w.advance(2999);  // window 3000 fires: half the arrivals expected by age 55 (F linear on [50, 60])
             w.advance(3049);
             late(w, 2600);
