@@ -47,6 +47,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_combiner()
+        self._validate_stage_speeds()
         if self.workload in LATE:
             from klinkctl import late_backends  # reads the installed Flink's jar: only for these workloads
             late_backends.check(self.workload, self.late_state, self.sampler, self.late_trigger,
@@ -99,6 +100,11 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.sampler != "none":
             raise KlinkError("--sampler does not apply to the rides workload (its window merges partial "
                              "aggregates); use --accuracy to check its windows against exact results")
+
+    def _validate_stage_speeds(self) -> None:
+        if self.stage_speed_of and self.stage_cost_model == "cpu":
+            raise KlinkError("--stage-speeds slows the wall-clock service times of --stage-cost-model wall or "
+                             "wall-exp; with cpu costs slow a TaskManager with `klinkctl up --tm-quota` instead")
 
     def sampler_settings(self) -> dict | None:
         """The job config's sampler (io.klink.workloads.common.QueryPipelines.Sampler), None without one."""

@@ -14,6 +14,7 @@ import pandas as pd
 
 from klinkctl import kafka_io
 from klinkctl.run.config import RunSpec
+from klinkctl.stack.spec import taskmanager_name
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.tail.ExclamationJob"
@@ -27,11 +28,17 @@ ACK_PREFIX = "acks/"
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
     return common.write_job_config(run_dir, common.job_config(
         plan_, config, bootstrap, JAVA_BUILDER, stages=config.stages, stageCostModel=config.stage_cost_model,
-        stageCostUs=config.stage_cost_us,
-        stageParallelism=config.stage_parallelism, bufferTimeoutMs=config.buffer_timeout_ms, tail=config.tail, feedbackTopic=plan_.feedback_topic,
+        stageCostUs=config.stage_cost_us, stageSpeeds=stage_speeds(config),
+        stageParallelism=config.stage_parallelism, bufferTimeoutMs=config.buffer_timeout_ms, tail=config.tail,
+        feedbackTopic=plan_.feedback_topic,
         balancePeriodMs=config.balance_period_ms, balanceAlpha=config.balance_alpha,
         balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit,
         replayPeriodMs=config.replay_period_ms, replicateFraction=config.replicate_fraction))
+
+
+def stage_speeds(config: RunSpec) -> dict[str, float]:
+    """--stage-speeds keyed by the TaskManagers' resource ids, which the stages look their own up by."""
+    return {taskmanager_name(index): speed for index, speed in config.stage_speed_of.items()}
 
 
 def generator_args(config: RunSpec) -> list[str]:

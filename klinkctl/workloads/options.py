@@ -107,6 +107,10 @@ class TailOptions(Section):
                                    "wait on the wall clock, wall-exp = an exponentially distributed one, using no "
                                    "CPU: each task a server with a core of its own (the seed's M/M/c model, §3.2).",
                                    choices=catalog.stage_costs, workloads=RECORD_WORKLOADS)
+    stage_speeds: str = option("", "Slower workers in the wall-clock server model: NUMBER=SPEED,... e.g. 2=0.5 "
+                               "makes every wall or wall-exp service time on taskmanager-2 last 1/0.5 = 2x as long "
+                               "(the seed's smaller VM, §5.1.3 scenario (c), without the CPU contention of a "
+                               "--tm-quota). Speed in (0, 1]. [all 1]", workloads=RECORD_WORKLOADS)
     stage_parallelism: int = option(4, "Tasks per stage (the seed: 5); the job needs this many slots.",
                                     workloads=RECORD_WORKLOADS, gt=0, le=64)
     buffer_timeout_ms: int = option(1, "How long a task's network buffer waits to fill before it is sent (Flink's "
@@ -128,6 +132,18 @@ class TailOptions(Section):
     replicate_fraction: float = option(0.2, "replicate: fraction of the records the spout sends twice at once (the "
                                        "seed's blind replication baseline: 0.2, 0.5, 1).", workloads=RECORD_WORKLOADS,
                                        gt=0, le=1)
+
+    @property
+    def stage_speed_of(self) -> dict[int, float]:
+        """--stage-speeds by TaskManager number; a malformed list or a speed outside (0, 1] is a KlinkError."""
+        from klinkctl.stack.per_taskmanager import BadValue, finite_number, per_taskmanager
+
+        def speed(text: str) -> float:
+            value = finite_number(text)
+            if not 0 < value <= 1:
+                raise BadValue("a speed must be more than 0 and at most 1 (1 = unchanged)")
+            return value
+        return per_taskmanager(self.stage_speeds, "--stage-speeds", speed, example="2=0.5 or 2=0.5,3=0.25")
 
 
 RIDES = ("rides",)

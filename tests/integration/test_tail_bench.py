@@ -44,6 +44,22 @@ def test_latency_balance_counts_every_record_once_and_publishes_its_shares(runni
     assert (run_dir / "record-percentiles.csv").is_file()
 
 
+def test_a_slower_taskmanager_serves_its_stage_tasks_records_more_slowly(running_stack, tmp_path):
+    """--stage-speeds 2=0.1: stage tasks on taskmanager-2 take 5 ms a record (wall clock) where the others take
+    0.5, which the tasks' own latency statements on the feedback channel show."""
+    run_dir, summary = run(running_stack, tmp_path, "--tail", "latency-balance", "--balance-period", "1s",
+                           "--stage-cost-model", "wall", "--stage-cost-us", "500", "--stage-speeds", "2=0.1")
+    assert summary["status"] == "completed", summary["reason"]
+    assert summary["record_latency"]["records_missing"] == 0
+    placement = pd.read_csv(run_dir / "placement.csv")
+    where = dict(zip(placement["vertex"] + "/" + placement["subtask"].astype(str), placement["taskmanager"]))
+    feedback = pd.read_csv(run_dir / "feedback.csv")
+    stated = feedback[feedback["key"].str.match(r"q00/stage-\d+/\d+$")]
+    mean_us = stated["value"].str.split(",").str[1].astype(float)
+    by_taskmanager = mean_us.groupby(stated["key"].map(where)).median()
+    assert by_taskmanager["taskmanager-2"] > max(4_000, 2 * by_taskmanager["taskmanager-1"]), by_taskmanager
+
+
 @pytest.mark.parametrize("exchange", ["rescale", "adaptive"])
 def test_flinks_own_exchanges_are_the_same_pipeline_without_a_feedback_channel(running_stack, tmp_path, exchange):
     run_dir, summary = run(running_stack, tmp_path, "--tail", exchange)

@@ -166,6 +166,26 @@ def test_exclamation_job_config_carries_the_tail_technique_and_a_feedback_topic(
     assert workloads.get("exclamation").event_time(b"12345,mike,1700000000123") == 1700000000123
 
 
+def test_stage_speeds_reach_the_job_keyed_by_the_taskmanagers_resource_ids(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "exclamation", "stage_cost_model": "wall-exp", "stage_speeds": "2=0.5,3=0.25"})
+    job = json.loads(exclamation.write_job_config(common.plan(config, "r1"), config, "b:1", tmp_path).read_text())
+    assert job["stageSpeeds"] == {"taskmanager-2": 0.5, "taskmanager-3": 0.25}
+    assert resolve(None, {"workload": "exclamation"}).stage_speed_of == {}
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"stage_speeds": "2=0.5"}, "--stage-speeds slows the wall-clock service times"),  # cpu costs: --tm-quota
+    ({"stage_cost_model": "wall", "stage_speeds": "2=1.5"}, "--stage-speeds 2=1.5: a speed must be more than 0"),
+    ({"stage_cost_model": "wall", "stage_speeds": "2=0"}, "--stage-speeds 2=0: a speed must be more than 0"),
+    ({"stage_cost_model": "wall", "stage_speeds": "2:0.5"}, "--stage-speeds must be TaskManager=value pairs"),
+    ({"stage_cost_model": "wall", "stage_speeds": "2=0.5,2=0.4"}, "gives taskmanager-2 twice"),
+])
+def test_bad_stage_speeds_are_one_line(overrides: dict, message: str) -> None:
+    with pytest.raises(KlinkError, match=message) as error:
+        resolve(None, {"workload": "exclamation", **overrides})
+    assert "\n" not in str(error.value)
+
+
 def test_window_workloads_have_no_feedback_topic() -> None:
     plan = common.plan(resolve(None, {"workload": "ysb"}), "r1")
     assert plan.feedback_topic is None and plan.all_topics == ["r1-q00", "r1-metrics"]

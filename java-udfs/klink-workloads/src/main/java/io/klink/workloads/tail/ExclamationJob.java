@@ -3,6 +3,7 @@ package io.klink.workloads.tail;
 import io.klink.workloads.common.QueryPipelines;
 import io.klink.workloads.common.QueryPipelines.Query;
 import java.io.IOException;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -39,23 +40,30 @@ public final class ExclamationJob {
      * Configuration as the harness writes it (JSON; see klinkctl/workloads/exclamation.py). {@code windowMs} is
      * every job config's key; this pipeline has no windows.
      */
-    public record Config(long windowMs, int stages, String stageCostModel, long stageCostUs, int stageParallelism,
+    public record Config(long windowMs, int stages, String stageCostModel, long stageCostUs,
+                         Map<String, Double> stageSpeeds, int stageParallelism,
                          long bufferTimeoutMs,
                          String tail,
                          String feedbackTopic, long balancePeriodMs, double balanceAlpha, double balanceThreshold,
                          double balanceUnit, long replayPeriodMs, double replicateFraction) {
 
         public Config {
-            StageCost.named(stageCostModel);  // the parameter: a compact constructor assigns the fields last
             if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
                     || !Tails.NAMES.contains(tail)) {
                 throw new IllegalArgumentException("exclamation needs stages >= 1, stageCostUs >= 0, "
                         + "stageParallelism >= 1, bufferTimeoutMs >= 0 and tail one of " + Tails.NAMES);
             }
+            // the parameters: a compact constructor assigns the fields last
+            new ServiceTime(StageCost.named(stageCostModel), stageCostUs, stageSpeeds);
         }
 
         StageCost stageCost() {
             return StageCost.named(stageCostModel);
+        }
+
+        /** Each stage's service time (--stage-speeds: slower TaskManagers, by resource id). */
+        ServiceTime service() {
+            return new ServiceTime(stageCost(), stageCostUs, stageSpeeds);
         }
 
         boolean balanced() {
@@ -101,7 +109,7 @@ public final class ExclamationJob {
         String q = query.id() + "/";
         DataStream<TailRecord> records = env.fromSource(QueryPipelines.kafkaSource(run, query.id(), query.topic(),
                         new TailRecordDeserializer()), WatermarkStrategy.noWatermarks(), q + "source")
-                .map(new Stage(StageCost.CPU, 0, "", balancing, null, balancedName(config, q, 1),
+                .map(new Stage(ServiceTime.NONE, "", balancing, null, balancedName(config, q, 1),
                         config.stageParallelism()), TailRecordDeserializer.RECORDS)
                 .name(q + "spout");
         Replayer.Settings replay = config.replay(run.bootstrap(), query.id(), query.id().hashCode());
@@ -111,7 +119,7 @@ public final class ExclamationJob {
         for (int k = 1; k <= config.stages(); k++) {
             String next = k < config.stages() ? balancedName(config, q, k + 1) : null;
             records = stage(exchange(records, config), config, run, q + "stage-" + k,
-                    new Stage(config.stageCost(), config.stageCostUs(), "!", balancing, balancedName(config, q, k),
+                    new Stage(config.service(), "!", balancing, balancedName(config, q, k),
                             next, config.stageParallelism()));
         }
         records.keyBy(r -> r.id, Types.LONG)
@@ -126,7 +134,7 @@ public final class ExclamationJob {
     private static DataStream<TailRecord> stage(DataStream<TailRecord> in, Config config, QueryPipelines.Run run,
                                                 String name, Stage map) {
         SingleOutputStreamOperator<TailRecord> out = Tails.SHARED_QUEUE.equals(config.tail())
-                ? AsyncDataStream.unorderedWait(in, new SharedQueue(config.stageCost(), config.stageCostUs(), "!",
+                ? AsyncDataStream.unorderedWait(in, new SharedQueue(config.service(), "!",
                         run.runId() + "/" + name),
                         ASYNC_TIMEOUT_S, TimeUnit.SECONDS, ASYNC_CAPACITY)
                 : in.map(map, TailRecordDeserializer.RECORDS);

@@ -22,22 +22,22 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
 
     private static final Map<String, Pool> POOLS = new HashMap<>();
 
-    private final StageCost cost;
-    private final long costMicros;
+    private final ServiceTime service;
     private final String suffix;
     private final String name;
     private transient Pool pool;
+    private transient long serviceMicros;
 
     /** {@code name}: the stage's name within the run (the key its tasks in a JVM share the queue by). */
-    public SharedQueue(StageCost cost, long costMicros, String suffix, String name) {
-        this.cost = cost;
-        this.costMicros = costMicros;
+    public SharedQueue(ServiceTime service, String suffix, String name) {
+        this.service = service;
         this.suffix = suffix;
         this.name = name;
     }
 
     @Override
     public void open(OpenContext context) {
+        serviceMicros = service.microsIn(this::getRuntimeContext);
         pool = join(name);
     }
 
@@ -45,7 +45,7 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
     public void asyncInvoke(TailRecord r, ResultFuture<TailRecord> result) {
         pool.executor.execute(() -> {
             r.startWork(Feedback.nowMicros());
-            cost.spend(costMicros);
+            service.model().spend(serviceMicros);
             r.payload = r.payload + suffix;
             r.handedOnUs = Feedback.nowMicros();
             result.complete(List.of(r));

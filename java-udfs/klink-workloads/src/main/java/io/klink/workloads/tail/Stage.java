@@ -7,7 +7,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * One operator of a per-record-latency pipeline: spends its per-record cost ({@link StageCost}), adds its wait to
+ * One operator of a per-record-latency pipeline: spends its per-record cost ({@link ServiceTime}), adds its wait to
  * the record's queueing delay, and takes part in latency-based
  * balancing on either side of an exchange. Downstream of a balanced exchange it measures its own latency T
  * (from the upstream hand-over to the end of its work: network, queueing and service) and states its mean every
@@ -20,8 +20,7 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
     public record Balancing(String bootstrap, String topic, long periodMs, double alpha, double threshold,
                             double unit) implements Serializable {}
 
-    private final StageCost cost;
-    private final long costMicros;
+    private final ServiceTime service;
     private final String suffix;
     private final Balancing balancing;
     private final String reportAs;
@@ -37,16 +36,16 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
     private transient LatencyBalance balance;
     private transient long[] lastSeen;
     private transient long sink;
+    private transient long serviceMicros;
 
     /**
      * {@code reportAs}: this operator's name on the channel when the exchange into it is balanced (else null);
      * {@code balanceTo}: the next operator's name when the exchange out of it is balanced (else null), which
      * has {@code downstream} tasks.
      */
-    public Stage(StageCost cost, long costMicros, String suffix, Balancing balancing, String reportAs,
+    public Stage(ServiceTime service, String suffix, Balancing balancing, String reportAs,
                  String balanceTo, int downstream) {
-        this.cost = cost;
-        this.costMicros = costMicros;
+        this.service = service;
         this.suffix = suffix;
         this.balancing = balancing;
         this.reportAs = reportAs;
@@ -56,6 +55,7 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
 
     @Override
     public void open(OpenContext context) {
+        serviceMicros = service.microsIn(this::getRuntimeContext);
         if (balancing != null && (reportAs != null || balanceTo != null)) {
             feedback = Feedback.join(balancing.bootstrap(), balancing.topic());
             int index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
@@ -72,7 +72,7 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
     @Override
     public TailRecord map(TailRecord r) {
         r.startWork(Feedback.nowMicros());
-        sink ^= cost.spend(costMicros);
+        sink ^= service.model().spend(serviceMicros);
         r.payload = r.payload + suffix;
         long now = Feedback.nowMicros();
         if (feedback != null) {

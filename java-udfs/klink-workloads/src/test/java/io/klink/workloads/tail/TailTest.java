@@ -25,14 +25,28 @@ class TailTest {
     private static final double EPS = 1e-9;
 
     private static ExclamationJob.Config config(String stageCostModel) {
-        return new ExclamationJob.Config(0, 2, stageCostModel, 50, 2, 0, Tails.NAMES.iterator().next(), "fb", 1000,
-                0.5, 1.2, 0.01, 1000, 0.2);
+        return new ExclamationJob.Config(0, 2, stageCostModel, 50, java.util.Map.of(), 2, 0,
+                Tails.NAMES.iterator().next(), "fb", 1000, 0.5, 1.2, 0.01, 1000, 0.2);
     }
 
     @Test
     void aConfigKnowsItsStageCostModelAndRefusesAnUnknownOne() {
         assertEquals(StageCost.named("wall-exp"), config("wall-exp").stageCost());
         assertThrows(IllegalArgumentException.class, () -> config("sleep"));
+    }
+
+    @Test
+    void aSlowerTaskManagerStretchesWallClockServiceTimesOnlyThere() {
+        ServiceTime service = new ServiceTime(StageCost.WALL_EXP, 8000, java.util.Map.of("taskmanager-2", 0.5));
+        assertEquals(16_000, service.microsOn("taskmanager-2"));
+        assertEquals(8000, service.microsOn("taskmanager-1"));
+        assertEquals(8000, new ServiceTime(StageCost.WALL, 8000, null).microsIn(() -> {
+            throw new AssertionError("no speeds: the runtime context is not read");
+        }));
+        assertThrows(IllegalArgumentException.class,
+                () -> new ServiceTime(StageCost.WALL, 8000, java.util.Map.of("taskmanager-2", 1.5)));
+        assertThrows(IllegalArgumentException.class,
+                () -> new ServiceTime(StageCost.CPU, 8000, java.util.Map.of("taskmanager-2", 0.5)));
     }
 
     private static boolean adaptivePartitionerInJobConfiguration(String tail) {
@@ -190,8 +204,8 @@ class TailTest {
 
     @Test
     void aRecordQueuesFromAnUpstreamHandOverNotFromTheSource() {
-        Stage spout = new Stage(StageCost.CPU, 0, "", null, null, null, 1);
-        Stage stage = new Stage(StageCost.CPU, 0, "!", null, null, null, 1);
+        Stage spout = new Stage(ServiceTime.NONE, "", null, null, null, 1);
+        Stage stage = new Stage(ServiceTime.NONE, "!", null, null, null, 1);
         spout.open(null);
         stage.open(null);
         TailRecord r = spout.map(new TailRecord(1, 1000, "mike"));
@@ -230,8 +244,8 @@ class TailTest {
 
     @Test
     void aStagesTasksInOneJvmShareOneQueueServedByOneWorkerEach() throws Exception {
-        SharedQueue first = new SharedQueue(StageCost.CPU, 100, "!", "run/q00/stage-1");
-        SharedQueue second = new SharedQueue(StageCost.CPU, 100, "!", "run/q00/stage-1");
+        SharedQueue first = new SharedQueue(new ServiceTime(StageCost.CPU, 100, null), "!", "run/q00/stage-1");
+        SharedQueue second = new SharedQueue(new ServiceTime(StageCost.CPU, 100, null), "!", "run/q00/stage-1");
         first.open(null);
         second.open(null);
         assertEquals(2, SharedQueue.workers("run/q00/stage-1"));
