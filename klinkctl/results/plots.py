@@ -353,6 +353,19 @@ def record_latency_curve(table: pd.DataFrame, panels: list[str]) -> Figure:
     return figure
 
 
+def record_tail_vs(table: pd.DataFrame, x: str, panels: list[str]) -> Figure:
+    """The tail seed's Figs. 4-5: per-record p99 (top) and p99.9 (bottom) against ``x`` (e.g. the rate: the
+    utilisation), one line per technique, one column per heterogeneity level (or other varying parameter)."""
+    parts = _split(table, panels)
+    percentiles = sorted(table["percentile"].unique())
+    figure, axes = _grid(len(percentiles), len(parts), f"Per-record tail latency vs {x}: which technique where")
+    for row, percentile in enumerate(percentiles):
+        for ax, (label, rows) in zip(axes[row], parts):
+            _lines_with_ci(ax, rows[rows["percentile"] == percentile], x)
+            _finish(ax, label, x, f"per-record {percentile} (ms)", legend=row == 0)
+    return figure
+
+
 def record_latency_over_time(table: pd.DataFrame, panels: list[str]) -> Figure:
     """Per-record p99 and p99.9 per second of the measured span, averaged over repetitions; colour = policy,
     line style = the other varying parameters."""

@@ -323,6 +323,10 @@ def _scheduler_summary(run: Run) -> dict[str, Any]:
 
 
 
+#: The per-record percentiles the tail figure compares the techniques at, and their summary.json keys.
+RECORD_TAILS = {"p99": "p99_ms", "p99.9": "p999_ms"}
+
+
 def _runs_with_records(runset: RunSet) -> list[Run]:
     runs = [run for run in runset.runs if (run.summary.get("record_latency") or {}).get("count")]
     if not runs:
@@ -341,6 +345,16 @@ def record_latency_curves(runset: RunSet) -> pd.DataFrame:
               for values, group in params.groupby(keys, dropna=False, sort=True)]
     table = pd.concat(curves, ignore_index=True)
     return table[[*keys, *table.columns.drop(keys)]]
+
+
+def record_tail_means(runset: RunSet) -> pd.DataFrame:
+    """The tail seed's Figs. 4-5: per configuration and percentile (p99, p99.9), the mean over repetitions of each
+    run's per-record latency at it (summary.json → record_latency) with its t interval (long)."""
+    rows = pd.DataFrame([{"run": run.run_id, **{name: run.summary["record_latency"][key]
+                                                for name, key in RECORD_TAILS.items()}}
+                         for run in _runs_with_records(runset)])
+    long = rows.melt(id_vars="run", var_name="percentile", value_name="latency_ms").merge(runset.params, on="run")
+    return mean_with_ci(long, [*runset.keys_with(runset.x_param), "percentile"], "latency_ms", runset.confidence)
 
 
 def record_percentiles_over_time(runset: RunSet) -> pd.DataFrame:

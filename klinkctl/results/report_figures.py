@@ -158,6 +158,13 @@ FIGURES: tuple[FigureSpec, ...] = (
                "policy. Each run's figures: summary.json → record_latency.",
                lambda rs: "record_latency_percentiles", report.record_latency_curves,
                lambda table, rs: plots.record_latency_curve(table, rs.others()), _nines_shown),
+    FigureSpec("rx", "Per-record tail by load: which technique where", "The tail seed's Figs. 4-5 analogue: "
+               "the mean over repetitions of each run's per-record p99 and p99.9 (summary.json → record_latency, "
+               "warm-up excluded) against the varying load parameter (e.g. the rate, i.e. the stages' "
+               "utilisation), one line per technique, one column per other varying parameter (e.g. "
+               "--stage-speeds: the heterogeneity); error bars = t interval over the repetitions.",
+               lambda rs: f"record_tail_vs_{rs.x_param}", report.record_tail_means,
+               lambda table, rs: plots.record_tail_vs(table, rs.x_param, rs.others(rs.x_param))),
     FigureSpec("rt", "Per-record tail latency over time", "Per-record p99 and p99.9 of each second of the "
                "measured span (record-percentiles.csv: all sink subtasks merged), seconds since its first, "
                "averaged over the repetitions of a configuration; colour = policy, line style = the other "

@@ -134,9 +134,28 @@ def test_the_report_draws_the_record_curve_and_the_tail_over_time(sides, tmp_pat
     assert (tmp_path / "record_latency_percentiles.svg").is_file()
 
 
+def test_the_tail_by_load_figure_puts_each_techniques_p99_and_p999_against_the_rate(tmp_path):
+    rng = np.random.default_rng(7)
+    for policy, scale in (("fifo", 1.0), ("edf", 2.0)):
+        for rate in (100, 200):
+            for seed in (1, 2, 3):
+                run_dir = make_run(tmp_path, f"{policy}-{rate}-{seed}", policy, [100.0, 101.0],
+                                   bench={"seed": seed, "rate": rate})
+                write_records(run_dir, scale * rate / 100, rng)
+    runset = load_runset(tmp_path)
+    table = report.record_tail_means(runset)
+    assert len(table) == 2 * 2 * 2 and set(table["n"]) == {3} and set(table["percentile"]) == {"p99", "p99.9"}
+    p99 = table[table["percentile"] == "p99"].set_index(["policy", "rate"])["mean"]
+    assert p99["edf", 100] / p99["fifo", 100] == pytest.approx(2.0, rel=0.15)
+    assert p99["fifo", 200] / p99["fifo", 100] == pytest.approx(2.0, rel=0.15)
+    (section,) = [make_section(spec, runset, tmp_path) for spec in FIGURES if spec.key == "rx"]
+    assert section.skipped is None and section.stem == "record_tail_vs_rate"
+    assert (tmp_path / "record_tail_vs_rate.png").is_file()
+
+
 def test_without_record_rows_the_record_figures_are_skipped(tmp_path):
     make_run(tmp_path, "fifo-1", "fifo", [100.0, 110.0], bench={"seed": 1})
     runset = load_runset(tmp_path)
-    sections = [make_section(spec, runset, tmp_path) for spec in FIGURES if spec.key in ("rl", "rt")]
-    assert all(section.skipped.startswith("no run has per-record latency") for section in sections)
+    sections = [make_section(spec, runset, tmp_path) for spec in FIGURES if spec.key in ("rl", "rt", "rx")]
+    assert len(sections) == 3 and all(section.skipped.startswith("no run has per-record latency") for section in sections)
     assert not (tmp_path / "fifo-1" / PERCENTILES_FILE).exists()
