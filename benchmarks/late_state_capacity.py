@@ -4,7 +4,7 @@ each state's capacity against the first state's (a two-sample bootstrap CI of th
 probes at one rate measured (every state was probed there): live heap, heap used, GC share, TaskManager CPU and
 resident memory, and SWM latency per run.
 
-    .venv/bin/python benchmarks/late_state_capacity.py docs/data/late-capacity-20261127 [--at 10000]
+    .venv/bin/python benchmarks/late_state_capacity.py docs/data --converged [--at 10000]
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ def probes_at(root: Path, rate: int) -> pd.DataFrame:
                          "heap_used_mib": (late.get("heap_used_bytes") or {}).get("median", float("nan")) / MIB,
                          "gc_share": late.get("gc_share"), "taskmanager_cpu_percent": taskmanager_cpu_percent(run_dir),
                          "taskmanager_rss_mib": taskmanager_rss(run_dir) / MIB,
-                         "swm_mean_ms": (summary.get("swm_latency_ms") or {}).get("mean"), "run": run_dir.name})
+                         "swm_mean_ms": (summary.get("swm_latency_ms") or {}).get("mean"), "run": run_dir.name,
+                         "search": path.parent.name})
     return pd.DataFrame(rows)
 
 
@@ -95,18 +96,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path)
     parser.add_argument("--at", type=int, default=10_000, help="the rate whose probes to compare (events/s)")
+    parser.add_argument("--converged", action="store_true", help="only searches that bracketed the capacity within "
+                        "their precision (leaves out stopped and unfinished ones)")
     args = parser.parse_args()
     table = searches(args.root)
+    if args.converged and not table.empty:
+        table = table[table["converged"]]
     if table.empty:
         raise SystemExit(f"no capacity-*/capacity.json under {args.root}")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 60):
         print(table.drop(columns="stopped").to_string(index=False), end="\n\n")
         print(per_state(table).round(3).to_string(index=False), end="\n\n")
         probes = probes_at(args.root, args.at)
+        probes = probes[probes["search"].isin(table["search"])] if not probes.empty else probes
         print(f"probes at {args.at} events/s:")
         print(probes.round(3).to_string(index=False) if not probes.empty else "none")
         if not probes.empty:
-            print(probes.drop(columns=["verdict", "run"]).groupby("state").median().round(3).to_string())
+            print(probes.drop(columns=["verdict", "run", "search"]).groupby("state").median().round(3).to_string())
 
 
 if __name__ == "__main__":
