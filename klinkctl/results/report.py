@@ -322,7 +322,6 @@ def _scheduler_summary(run: Run) -> dict[str, Any]:
     return run.summary.get("scheduler") or run_summary.scheduler_overhead(read_table(run.run_dir / "scheduler.csv"))
 
 
-
 #: The per-record percentiles the tail figure compares the techniques at, and their summary.json keys.
 RECORD_TAILS = {"p99": "p99_ms", "p99.9": "p999_ms"}
 

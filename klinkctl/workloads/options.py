@@ -143,7 +143,7 @@ class TailOptions(Section):
             if not 0 < value <= 1:
                 raise BadValue("a speed must be more than 0 and at most 1 (1 = unchanged)")
             return value
-        return per_taskmanager(self.stage_speeds, "--stage-speeds", speed, example="2=0.5 or 2=0.5,3=0.25")
+        return per_taskmanager(self.stage_speeds, "--stage-speeds", speed)
 
 
 RIDES = ("rides",)
