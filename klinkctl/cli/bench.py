@@ -25,8 +25,8 @@ from klinkctl.sim.options import SIM_OPTION_NAMES
 @click_options(OPTIONS, skip=["workload", *SIM_OPTION_NAMES])
 def bench(fmt: str, workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None,
           **options) -> None:
-    """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans, exclamation, rides, average, bigrams, lrb-segments) on the
-    stack and write results/<run-id>/."""
+    """Run a benchmark WORKLOAD (ysb, nyt, lrb, kmeans, exclamation, ysb-records, rides, average, bigrams,
+    lrb-segments) on the stack and write results/<run-id>/."""
     from klinkctl.run.bench import run_bench
     from klinkctl.run.config import resolve
 

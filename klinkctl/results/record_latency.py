@@ -25,6 +25,8 @@ from hdrh.histogram import HdrHistogram
 from klinkctl.results.tables import measured_rows, read_table
 
 RECORD_FILE = "record-latency.csv"
+#: Of the events sent, those a filtering workload's stages let through (klinkctl.run.from_input.write_expected_records).
+EXPECTED_RECORDS_FILE = "records-expected.json"
 PERCENTILES_FILE = "record-percentiles.csv"
 #: The Java sinks' histogram settings: 1 µs to one hour, 3 significant digits.
 LOWEST_US, HIGHEST_US, DIGITS = 1, 3_600_000_000, 3

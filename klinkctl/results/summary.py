@@ -13,7 +13,7 @@ from klinkctl.rate_schedule import RateSchedule
 from klinkctl.results import windows
 from klinkctl.results.accuracy import accuracy_summary
 from klinkctl.results.links import link_summary
-from klinkctl.results.record_latency import run_record_latency
+from klinkctl.results.record_latency import EXPECTED_RECORDS_FILE, run_record_latency
 from klinkctl.results.stats import latency_summary, proportion_interval
 from klinkctl.results.tables import measured_rows, read_table
 from klinkctl.results.validity import assess
@@ -259,14 +259,22 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     }
     record_latency = run_record_latency(run_dir)  # also writes record-percentiles.csv
     if record_latency is not None:  # only workloads whose sinks publish per-record latency
-        sent = generator_summary.get("events_sent")
-        record_latency["records_missing"] = sent - record_latency["records_total"] if sent is not None else None
+        expected = expected_records(run_dir, generator_summary)
+        record_latency["records_expected"] = expected
+        record_latency["records_missing"] = expected - record_latency["records_total"] if expected is not None else None
         summary["record_latency"] = record_latency
         if record_latency["records_missing"]:
-            flags.append(f"{record_latency['records_missing']} of {sent} records never reached the sinks "
+            flags.append(f"{record_latency['records_missing']} of {expected} records never reached the sinks "
                          "(lost, or still queued when collection stopped)")
     summary["comparison"] = assess(summary).as_summary()  # docs/results.md: which runs are compared
     return summary
+
+
+def expected_records(run_dir: Path, generator_summary: dict) -> int | None:
+    """The records the sinks should get: every event sent, or, behind a filter, those it lets through."""
+    if (run_dir / EXPECTED_RECORDS_FILE).is_file():
+        return int(read_json(run_dir / EXPECTED_RECORDS_FILE)["records"])
+    return generator_summary.get("events_sent")
 
 
 def _surge(run_dir: Path, config: dict, throughput: pd.DataFrame, measured: tuple[int, int] | None) -> dict | None:

@@ -13,14 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import yaml
 
 from klinkctl import FLINK_KAFKA_CONNECTOR_VERSION, FLINK_VERSION, KAFKA_VERSION, __version__
 from klinkctl import flink_jobs, generator, kafka_io
 from klinkctl.netem import control as netem
-from klinkctl.run import late_state, os_priority, scheduler_control
+from klinkctl.run import from_input, late_state, os_priority, scheduler_control
 from klinkctl.errors import KlinkError, RunNotCompleted, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
@@ -342,11 +341,13 @@ def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: wor
         ("cancelling the job", lambda: flink_jobs.request_cancel(spec, job_id) if job_id is not None else None, False),
         ("stopping the metrics collector", lambda: collector.stop() if collector is not None else None, False),
         ("stopping the resource sampler", lambda: sampler.stop() if sampler is not None else None, False),
-        ("reading ingestion delays", lambda: write_ingestion_delays(spec, plan, workload, run_dir)
+        ("reading ingestion delays", lambda: from_input.write_ingestion_delays(spec, plan, workload, run_dir)
          if gen is not None else None, True),
         ("reading the feedback channel", lambda: exclamation.write_feedback(spec.bootstrap_servers, plan, run_dir)
          if plan.feedback_topic and job_id is not None else None, True),
-        ("computing exact results", lambda: write_exact_results(spec, config, plan, workload, run_dir)
+        ("counting the records the sinks expect", lambda: from_input.write_expected_records(spec, plan, workload, run_dir)
+         if gen is not None and getattr(workload, "reaches_sinks", None) else None, True),
+        ("computing exact results", lambda: from_input.write_exact_results(spec, config, plan, workload, run_dir)
          if gen is not None and config.measures_accuracy else None, True),
         ("waiting for the job to end", lambda: flink_jobs.await_ended(spec, job_id) if job_id is not None else None,
          False),
@@ -374,24 +375,3 @@ def _stop_prioritiser(prioritiser: os_priority.OsPriority | None) -> None:
     prioritiser.stop()
     if prioritiser.restore_problems:
         raise RuntimeError("; ".join(prioritiser.restore_problems))
-
-
-def write_ingestion_delays(spec: StackSpec, plan: common.Plan, workload: workloads.Workload, run_dir: Path) -> None:
-    """ingestion-delays.csv: delay_ms,events of Kafka append time − event time, sampled over the input topics."""
-    delays = kafka_io.ingestion_delays(spec.bootstrap_servers, plan.input_topics, event_time=workload.event_time)
-    if delays.size:
-        values, counts = np.unique(delays.astype(int), return_counts=True)
-        pd.DataFrame({"delay_ms": values, "events": counts}).to_csv(run_dir / "ingestion-delays.csv", index=False)
-
-
-def write_exact_results(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: workloads.Workload,
-                        run_dir: Path) -> None:
-    """exact.csv: query, window_end, key, exact, events (+ the workload's columns, e.g. kMeans' centroid) — every
-    window's result over every event the generator wrote (the input topics), computed without Flink."""
-    assert workload.exact_results is not None  # RunSpec.validate: accuracy only for ACCURACY_WORKLOADS
-    frames = []
-    for query in plan.queries:
-        values = kafka_io.topic_values(spec.bootstrap_servers, query.topic, hasattr(workload, "READS_PROGRESS"))
-        frames.append(workload.exact_results(values, config, run_dir, query.window_offset_ms).assign(query=query.id))
-    exact = pd.concat(frames)
-    exact[["query", *(c for c in exact.columns if c != "query")]].to_csv(run_dir / "exact.csv", index=False)

@@ -20,7 +20,7 @@ from klinkctl.run.declared import OPTIONS, SECTIONS
 from klinkctl.run.load import LoadOptions, apply_load, check_load
 from klinkctl.run.scheduler_control import AGENT_POLICIES, ENFORCEMENTS, OUTSIDE_POLICIES, POLICIES
 from klinkctl.sampling import ACCURACY_WORKLOADS, EXACT_WORKLOADS, SAMPLERS
-from klinkctl.workloads.options import LATE, SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions
+from klinkctl.workloads.options import FILTERING_WORKLOADS, LATE, SLIDING, WORKLOAD_DEFAULTS, WORKLOADS, JobOptions
 
 __all__ = ["AGENT_POLICIES", "ACCURACY_WORKLOADS", "ENFORCEMENTS", "OUTSIDE_POLICIES", "POLICIES", "SAMPLERS",
            "WORKLOADS", "WORKLOAD_DEFAULTS", "RunSpec", "OPTIONS", "resolve", "load_yaml", "user_settings"]
@@ -47,7 +47,7 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.data:
             check_debs_csv(Path(self.data), self.workload)
         self._validate_combiner()
-        self._validate_stage_speeds()
+        self._validate_tail()
         if self.workload in LATE:
             from klinkctl import late_backends  # reads the installed Flink's jar: only for these workloads
             late_backends.check(self.workload, self.late_state, self.sampler, self.late_trigger,
@@ -101,7 +101,11 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
             raise KlinkError("--sampler does not apply to the rides workload (its window merges partial "
                              "aggregates); use --accuracy to check its windows against exact results")
 
-    def _validate_stage_speeds(self) -> None:
+    def _validate_tail(self) -> None:
+        if self.tail == "replay" and self.workload in FILTERING_WORKLOADS:
+            raise KlinkError(f"--tail replay waits for every record to reach the sinks, and {self.workload}'s "
+                             "filter drops most of them (each would be replayed); use replicate, or the "
+                             "exclamation workload")
         if self.stage_speed_of and self.stage_cost_model == "cpu":
             raise KlinkError("--stage-speeds slows the wall-clock service times of --stage-cost-model wall or "
                              "wall-exp; with cpu costs slow a TaskManager with `klinkctl up --tm-quota` instead")

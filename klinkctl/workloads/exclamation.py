@@ -21,19 +21,28 @@ JAVA_BUILDER = "io.klink.workloads.tail.ExclamationJob"
 event_time = common.last_column_event_time  # id,word,event_time
 exact_results = None
 window_errors = None
+#: Every record the generator sends reaches the sinks (ysb-records' filter drops some: see its reaches_sinks).
+reaches_sinks = None
 #: The keys the records tasks acknowledge records under (io.klink.workloads.tail.Replayer.ackKey).
 ACK_PREFIX = "acks/"
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
-    return common.write_job_config(run_dir, common.job_config(
-        plan_, config, bootstrap, JAVA_BUILDER, stages=config.stages, stageCostModel=config.stage_cost_model,
+    return common.write_job_config(run_dir, record_job_config(plan_, config, bootstrap, JAVA_BUILDER, config.stages))
+
+
+def record_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, builder: str, stages: int,
+                      campaigns_file: str = "") -> dict:
+    """The job config of a per-record pipeline (io.klink.workloads.tail.RecordPipeline.Config)."""
+    return common.job_config(
+        plan_, config, bootstrap, builder, stages=stages, stageCostModel=config.stage_cost_model,
         stageCostUs=config.stage_cost_us, stageSpeeds=stage_speeds(config),
         stageParallelism=config.stage_parallelism, bufferTimeoutMs=config.buffer_timeout_ms, tail=config.tail,
         feedbackTopic=plan_.feedback_topic,
         balancePeriodMs=config.balance_period_ms, balanceAlpha=config.balance_alpha,
         balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit,
-        replayPeriodMs=config.replay_period_ms, replicateFraction=config.replicate_fraction))
+        replayPeriodMs=config.replay_period_ms, replicateFraction=config.replicate_fraction,
+        campaignsFile=campaigns_file)
 
 
 def stage_speeds(config: RunSpec) -> dict[str, float]:

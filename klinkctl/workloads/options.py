@@ -24,7 +24,9 @@ WORKLOAD_DEFAULTS: dict[str, dict[str, int]] = {"nyt": {"window_ms": 2000, "slid
 #: Where a query's tasks run (JobOptions.placement).
 PLACEMENTS = ("query", "split")
 #: Workloads measured per record (no windows), with a tail-latency technique between their stages.
-RECORD_WORKLOADS = ("exclamation",)
+RECORD_WORKLOADS = ("exclamation", "ysb-records")
+#: Per-record workloads whose stages drop records (YSB's filter): the sinks expect fewer than were sent.
+FILTERING_WORKLOADS = ("ysb-records",)
 
 
 #: The largest fetch per source klinkctl accepts: 16 of them fit the smallest TaskManager heap measured here.
@@ -90,7 +92,8 @@ class KmeansOptions(Section):
 
 
 class TailOptions(Section):
-    """The exclamation pipeline and its tail-latency technique (seed tail-latency-storm-du-gupta.txt)."""
+    """The per-record pipelines (exclamation, ysb-records) and their tail-latency technique (seed
+    tail-latency-storm-du-gupta.txt)."""
     tail: str = option("none", "Tail-latency technique: none = Flink's rebalance between the stages (the baseline), "
                        "rescale = Flink's rescale, adaptive = Flink 2.3's adaptive partitioner (FLIP-339; set for this job "
                        "only), latency-balance = Du & Gupta's Algorithm 2, replay = their "
@@ -99,7 +102,8 @@ class TailOptions(Section):
                        "one input queue (§3.2).", choices=catalog.tails,
                        workloads=RECORD_WORKLOADS)
     stages: int = option(3, "Operators after the spout, each behind its own exchange (the seed's 4-operator "
-                         "exclamation topology: spout + 3).", workloads=RECORD_WORKLOADS, gt=0, le=20)
+                         "exclamation topology: spout + 3; ysb-records has YSB's 4).", workloads=("exclamation",),
+                         gt=0, le=20)
     stage_cost_us: int = option(200, "What each stage spends per record, microseconds (the mean for wall-exp).",
                                 workloads=RECORD_WORKLOADS, ge=0, le=1_000_000)
     stage_cost_model: str = option("cpu", "How a stage spends --stage-cost-us: cpu = CPU time of the task's thread "

@@ -19,10 +19,16 @@ event_time = kafka_io.json_event_time
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
-    campaigns_file = run_dir / "campaigns.json"
-    campaigns_file.write_text(json.dumps(generator.campaigns(config.seed, config.campaigns, config.ads_per_campaign)))
+    campaigns_file = write_campaigns(config, run_dir)
     return common.write_job_config(run_dir, common.job_config(plan_, config, bootstrap, JAVA_BUILDER,
                                                               campaignsFile=str(campaigns_file.resolve())))
+
+
+def write_campaigns(config: RunSpec, run_dir: Path) -> Path:
+    """campaigns.json: the campaign table the generator draws its ads from and the job joins against."""
+    campaigns_file = run_dir / "campaigns.json"
+    campaigns_file.write_text(json.dumps(generator.campaigns(config.seed, config.campaigns, config.ads_per_campaign)))
+    return campaigns_file
 
 
 def generator_args(config: RunSpec) -> list[str]:

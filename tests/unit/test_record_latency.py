@@ -9,8 +9,8 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from klinkctl.results import record_latency
-from klinkctl.results.record_latency import (PERCENTILES_FILE, RECORD_FILE, decode, empty_histogram, merge,
-                                              run_record_latency)
+from klinkctl.results.record_latency import (EXPECTED_RECORDS_FILE, PERCENTILES_FILE, RECORD_FILE, decode,
+                                             empty_histogram, merge, run_record_latency)
 from klinkctl.results.summary import build_summary
 from klinkctl.run.collectors import MetricRows
 
@@ -145,9 +145,17 @@ def summary_of(run_dir: Path) -> dict:
 
 def test_the_summary_has_record_latency_for_runs_with_record_rows(run_dir):
     summary = summary_of(run_dir)
-    assert summary["record_latency"] == {**run_record_latency(run_dir), "records_missing": None}  # nothing sent
+    assert summary["record_latency"] == {**run_record_latency(run_dir), "records_expected": None,
+                                         "records_missing": None}  # nothing sent
     assert summary["record_latency"]["count"] == 2010 and summary["comparison"]["valid"]
     assert (run_dir / PERCENTILES_FILE).is_file()
+
+
+def test_behind_a_filter_the_sinks_are_checked_against_the_records_it_lets_through(run_dir):
+    total = run_record_latency(run_dir)["records_total"]
+    (run_dir / EXPECTED_RECORDS_FILE).write_text(json.dumps({"events": 3 * total, "records": total + 5}))
+    figures = summary_of(run_dir)["record_latency"]
+    assert figures["records_expected"] == total + 5 and figures["records_missing"] == 5
 
 
 def test_the_summary_of_a_run_without_record_rows_is_as_before(tmp_path):

@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from klinkctl.run import bench
+from klinkctl.run import bench, from_input
 from klinkctl.run.collectors import RecordingThread
 
 
@@ -27,7 +27,7 @@ def test_teardown_tries_every_step_and_reports_what_failed(monkeypatch, tmp_path
     monkeypatch.setattr(bench.scheduler_control, "deactivate", broken)
     monkeypatch.setattr(bench.flink_jobs, "request_cancel", broken)
     monkeypatch.setattr(bench.flink_jobs, "await_ended", broken)
-    monkeypatch.setattr(bench, "write_ingestion_delays", lambda *_: None)
+    monkeypatch.setattr(from_input, "write_ingestion_delays", lambda *_: None)
     monkeypatch.setattr(bench.kafka_io, "delete_topics", lambda *_: stopped.append("topics"))
     generator = SimpleNamespace(stop=lambda: stopped.append("generator"))
     collector = SimpleNamespace(stop=lambda: stopped.append("collector"))

@@ -11,7 +11,7 @@ from klinkctl import generator as generator_module
 from klinkctl import workloads
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import WORKLOADS, resolve
-from klinkctl.workloads import common, exclamation, kmeans, lrb, nyt
+from klinkctl.workloads import common, exclamation, kmeans, lrb, nyt, ysb_records
 from klinkctl.workloads.options import MAX_SOURCE_READ_AHEAD
 
 
@@ -164,6 +164,22 @@ def test_exclamation_job_config_carries_the_tail_technique_and_a_feedback_topic(
     assert job["feedbackTopic"] == "r1-feedback" and plan.harness_topics == ["r1-metrics", "r1-feedback"]
     assert exclamation.generator_args(config) == ["--workload", "exclamation"]
     assert workloads.get("exclamation").event_time(b"12345,mike,1700000000123") == 1700000000123
+
+
+def test_ysb_records_runs_ysbs_four_stages_on_ysbs_events_and_expects_the_views(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(generator_module, "campaigns", lambda *args: {"c1": ["a1"]})  # no JVM for YSB's table
+    config = resolve(None, {"workload": "ysb-records", "tail": "latency-balance", "campaigns": "7"})
+    plan = common.plan(config, "r1")
+    job = json.loads(ysb_records.write_job_config(plan, config, "localhost:1", tmp_path).read_text())
+    assert (job["builder"], job["stages"], job["tail"]) == ("io.klink.workloads.ysb.YsbRecordsJob", 4, "latency-balance")
+    assert json.loads(Path(job["campaignsFile"]).read_text()) == {"c1": ["a1"]}
+    assert plan.feedback_topic == "r1-feedback"
+    assert ysb_records.generator_args(config)[:4] == ["--workload", "ysb", "--campaigns", "7"]
+    event = b'{"ad_id":"a1","event_type":"%s","event_time":1700000000123}'
+    assert ysb_records.reaches_sinks(event % b"view") and not ysb_records.reaches_sinks(event % b"click")
+    assert ysb_records.event_time(event % b"view") == 1700000000123
+    assert exclamation.reaches_sinks is None  # every exclamation record reaches the sinks
 
 
 def test_stage_speeds_reach_the_job_keyed_by_the_taskmanagers_resource_ids(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ import io.klink.workloads.lrb.LrbJob;
 import io.klink.workloads.nyt.NytJob;
 import io.klink.workloads.rides.RidesJob;
 import io.klink.workloads.tail.ExclamationJob;
+import io.klink.workloads.tail.RecordPipeline;
 import io.klink.workloads.ysb.YsbJob;
+import io.klink.workloads.ysb.YsbRecordsJob;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,7 +39,8 @@ public final class Workloads {
             new Workload("nyt", NytJob.class, NytJob.Config.class),
             new Workload("lrb", LrbJob.class, LrbJob.Config.class),
             new Workload("kmeans", KmeansJob.class, KmeansJob.Config.class),
-            new Workload("exclamation", ExclamationJob.class, ExclamationJob.Config.class),
+            new Workload("exclamation", ExclamationJob.class, RecordPipeline.Config.class),
+            new Workload("ysb-records", YsbRecordsJob.class, RecordPipeline.Config.class),
             new Workload("rides", RidesJob.class, RidesJob.Config.class),
             new Workload("average", AverageJob.class, LateWindowJob.Config.class),
             new Workload("bigrams", BigramsJob.class, LateWindowJob.Config.class),

@@ -36,7 +36,7 @@ public final class Replayer extends AbstractStreamOperator<TailRecord> implement
     /** How often unacknowledged records are checked against the timeout. */
     static final long SCAN_MS = 2;
     /** Records whose acknowledgement never came are forgotten after this long (the records task's horizon). */
-    static final long FORGET_MS = ExclamationJob.DEDUP_HORIZON_MS;
+    static final long FORGET_MS = RecordPipeline.DEDUP_HORIZON_MS;
 
     private final Settings settings;
     private transient Feedback feedback;

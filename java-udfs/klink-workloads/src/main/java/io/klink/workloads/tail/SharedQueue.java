@@ -23,15 +23,15 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
     private static final Map<String, Pool> POOLS = new HashMap<>();
 
     private final ServiceTime service;
-    private final String suffix;
+    private final RecordWork work;
     private final String name;
     private transient Pool pool;
     private transient long serviceMicros;
 
     /** {@code name}: the stage's name within the run (the key its tasks in a JVM share the queue by). */
-    public SharedQueue(ServiceTime service, String suffix, String name) {
+    public SharedQueue(ServiceTime service, RecordWork work, String name) {
         this.service = service;
-        this.suffix = suffix;
+        this.work = work;
         this.name = name;
     }
 
@@ -46,9 +46,9 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
         pool.executor.execute(() -> {
             r.startWork(Feedback.nowMicros());
             service.model().spend(serviceMicros);
-            r.payload = r.payload + suffix;
+            r.payload = work.apply(r.payload);
             r.handedOnUs = Feedback.nowMicros();
-            result.complete(List.of(r));
+            result.complete(r.payload != null ? List.of(r) : List.of());
         });
     }
 

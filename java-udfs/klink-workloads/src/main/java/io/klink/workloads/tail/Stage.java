@@ -4,24 +4,25 @@ import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Locale;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.util.Collector;
 
 /**
- * One operator of a per-record-latency pipeline: spends its per-record cost ({@link ServiceTime}), adds its wait to
- * the record's queueing delay, and takes part in latency-based
+ * One operator of a per-record-latency pipeline: does its {@link RecordWork} (a record it drops goes no further),
+ * spends its per-record cost ({@link ServiceTime}), adds its wait to the record's queueing delay, and takes part in latency-based
  * balancing on either side of an exchange. Downstream of a balanced exchange it measures its own latency T
  * (from the upstream hand-over to the end of its work: network, queueing and service) and states its mean every
  * period on the {@link Feedback} channel; upstream of one it runs {@link LatencyBalance} on what its downstream
  * tasks stated and writes each record's route, which {@link Routes} follows.
  */
-public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
+public final class Stage extends RichFlatMapFunction<TailRecord, TailRecord> {
 
     /** The balancer's settings; {@code unit}: the share of this task's traffic one adjustment moves. */
     public record Balancing(String bootstrap, String topic, long periodMs, double alpha, double threshold,
                             double unit) implements Serializable {}
 
     private final ServiceTime service;
-    private final String suffix;
+    private final RecordWork work;
     private final Balancing balancing;
     private final String reportAs;
     private final String balanceTo;
@@ -43,10 +44,10 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
      * {@code balanceTo}: the next operator's name when the exchange out of it is balanced (else null), which
      * has {@code downstream} tasks.
      */
-    public Stage(ServiceTime service, String suffix, Balancing balancing, String reportAs,
+    public Stage(ServiceTime service, RecordWork work, Balancing balancing, String reportAs,
                  String balanceTo, int downstream) {
         this.service = service;
-        this.suffix = suffix;
+        this.work = work;
         this.balancing = balancing;
         this.reportAs = reportAs;
         this.balanceTo = balanceTo;
@@ -70,10 +71,17 @@ public final class Stage extends RichMapFunction<TailRecord, TailRecord> {
     }
 
     @Override
-    public TailRecord map(TailRecord r) {
+    public void flatMap(TailRecord r, Collector<TailRecord> out) {
+        if (work(r).payload != null) {
+            out.collect(r);
+        }
+    }
+
+    /** Works on {@code r} and returns it; its payload is null when the work dropped it. */
+    TailRecord work(TailRecord r) {
         r.startWork(Feedback.nowMicros());
         sink ^= service.model().spend(serviceMicros);
-        r.payload = r.payload + suffix;
+        r.payload = work.apply(r.payload);
         long now = Feedback.nowMicros();
         if (feedback != null) {
             sumMicros += Math.max(0, now - r.handedOnUs);

@@ -13,10 +13,17 @@ import org.apache.flink.api.common.functions.MapFunction;
 public class CampaignJoin implements MapFunction<Envelope, Envelope> {
 
     public static final String UNKNOWN = "unknown";
-    private final HashMap<String, String> campaignByAd = new HashMap<>();
+    private final HashMap<String, String> campaignByAd;
 
     public CampaignJoin(Map<String, List<String>> adsByCampaign) {
+        campaignByAd = byAd(adsByCampaign);
+    }
+
+    /** Ad id -> campaign id. */
+    static HashMap<String, String> byAd(Map<String, List<String>> adsByCampaign) {
+        HashMap<String, String> campaignByAd = new HashMap<>();
         adsByCampaign.forEach((campaign, ads) -> ads.forEach(ad -> campaignByAd.put(ad, campaign)));
+        return campaignByAd;
     }
 
     @Override

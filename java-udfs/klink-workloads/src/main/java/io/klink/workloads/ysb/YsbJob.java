@@ -33,11 +33,16 @@ public final class YsbJob {
     public static void build(StreamExecutionEnvironment env, String configJson) throws IOException {
         QueryPipelines.Run run = QueryPipelines.start(env, configJson, Config.class);
         Config config = QueryPipelines.readConfig(configJson, Config.class);
-        Map<String, List<String>> campaigns = QueryPipelines.JSON.readValue(
-                Files.readString(Path.of(config.campaignsFile())), new TypeReference<Map<String, List<String>>>() {});
+        Map<String, List<String>> campaigns = campaigns(config.campaignsFile());
         for (Query query : run.queries()) {
             addQuery(env, run, config, query, campaigns);
         }
+    }
+
+    /** The campaign table klinkctl wrote: campaign id -> its ad ids. */
+    static Map<String, List<String>> campaigns(String file) throws IOException {
+        return QueryPipelines.JSON.readValue(Files.readString(Path.of(file)),
+                new TypeReference<Map<String, List<String>>>() {});
     }
 
     static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config, Query query,

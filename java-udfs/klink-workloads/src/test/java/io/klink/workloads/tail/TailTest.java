@@ -24,9 +24,9 @@ class TailTest {
 
     private static final double EPS = 1e-9;
 
-    private static ExclamationJob.Config config(String stageCostModel) {
-        return new ExclamationJob.Config(0, 2, stageCostModel, 50, java.util.Map.of(), 2, 0,
-                Tails.NAMES.iterator().next(), "fb", 1000, 0.5, 1.2, 0.01, 1000, 0.2);
+    private static RecordPipeline.Config config(String stageCostModel) {
+        return new RecordPipeline.Config(0, 2, stageCostModel, 50, java.util.Map.of(), 2, 0,
+                Tails.NAMES.iterator().next(), "fb", 1000, 0.5, 1.2, 0.01, 1000, 0.2, "");
     }
 
     @Test
@@ -51,7 +51,7 @@ class TailTest {
 
     private static boolean adaptivePartitionerInJobConfiguration(String tail) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        ExclamationJob.configureJob(env, tail);
+        RecordPipeline.configureJob(env, tail);
         env.fromData(1, 2, 3).rebalance().map(x -> x).sinkTo(new DiscardingSink<>());
         return env.getStreamGraph().getJobConfiguration().get(NettyShuffleEnvironmentOptions.ADAPTIVE_PARTITIONER_ENABLED);
     }
@@ -204,15 +204,15 @@ class TailTest {
 
     @Test
     void aRecordQueuesFromAnUpstreamHandOverNotFromTheSource() {
-        Stage spout = new Stage(ServiceTime.NONE, "", null, null, null, 1);
-        Stage stage = new Stage(ServiceTime.NONE, "!", null, null, null, 1);
+        Stage spout = new Stage(ServiceTime.NONE, RecordWork.PASS, null, null, null, 1);
+        Stage stage = new Stage(ServiceTime.NONE, RecordWork.EXCLAIM, null, null, null, 1);
         spout.open(null);
         stage.open(null);
-        TailRecord r = spout.map(new TailRecord(1, 1000, "mike"));
+        TailRecord r = spout.work(new TailRecord(1, 1000, "mike"));
         assertEquals(0, r.queuedUs);  // fresh from the source: nothing to wait from
         assertTrue(r.handedOnUs > 0);
         r.handedOnUs -= 5_000;  // handed on 5 ms ago
-        r = stage.map(r);
+        r = stage.work(r);
         assertTrue(r.queuedUs >= 5_000 && r.queuedUs < 1_000_000, "queued " + r.queuedUs);
     }
 
@@ -244,8 +244,8 @@ class TailTest {
 
     @Test
     void aStagesTasksInOneJvmShareOneQueueServedByOneWorkerEach() throws Exception {
-        SharedQueue first = new SharedQueue(new ServiceTime(StageCost.CPU, 100, null), "!", "run/q00/stage-1");
-        SharedQueue second = new SharedQueue(new ServiceTime(StageCost.CPU, 100, null), "!", "run/q00/stage-1");
+        SharedQueue first = new SharedQueue(new ServiceTime(StageCost.CPU, 100, null), RecordWork.EXCLAIM, "run/q00/stage-1");
+        SharedQueue second = new SharedQueue(new ServiceTime(StageCost.CPU, 100, null), RecordWork.EXCLAIM, "run/q00/stage-1");
         first.open(null);
         second.open(null);
         assertEquals(2, SharedQueue.workers("run/q00/stage-1"));
