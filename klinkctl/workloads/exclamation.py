@@ -42,7 +42,7 @@ def record_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, build
         balancePeriodMs=config.balance_period_ms, balanceAlpha=config.balance_alpha,
         balanceThreshold=config.balance_threshold, balanceUnit=config.balance_unit,
         replayPeriodMs=config.replay_period_ms, replicateFraction=config.replicate_fraction,
-        campaignsFile=campaigns_file)
+        campaignsFile=campaigns_file, stallEveryMs=config.stall_every_ms, stallLengthMs=config.stall_length_ms)
 
 
 def stage_speeds(config: RunSpec) -> dict[str, float]:

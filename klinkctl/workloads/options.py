@@ -115,6 +115,12 @@ class TailOptions(Section):
                                "makes every wall or wall-exp service time on taskmanager-2 last 1/0.5 = 2x as long "
                                "(the seed's smaller VM, §5.1.3 scenario (c), without the CPU contention of a "
                                "--tm-quota). Speed in (0, 1]. [all 1]", workloads=RECORD_WORKLOADS)
+    stall_every_ms: int = option(0, "Stalls: each stage task stops for --stall-length at random moments, on average "
+                                 "this often (exponential gaps), as in a garbage-collection pause or a burst of an "
+                                 "interfering process: a per-path straggler, the tail the seed's adaptive timeout "
+                                 "replays around; 0 = never.", duration=True, workloads=RECORD_WORKLOADS, ge=0)
+    stall_length_ms: int = option(100, "How long a stall (--stall-every) stops a stage task.", duration=True,
+                                  workloads=RECORD_WORKLOADS, gt=0, le=60_000)
     stage_parallelism: int = option(4, "Tasks per stage (the seed: 5); the job needs this many slots.",
                                     workloads=RECORD_WORKLOADS, gt=0, le=64)
     buffer_timeout_ms: int = option(1, "How long a task's network buffer waits to fill before it is sent (Flink's "

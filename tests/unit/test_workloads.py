@@ -156,9 +156,10 @@ def test_bad_lrb_settings_are_one_line(overrides: dict, message: str) -> None:
 
 def test_exclamation_job_config_carries_the_tail_technique_and_a_feedback_topic(tmp_path: Path) -> None:
     config = resolve(None, {"workload": "exclamation", "tail": "latency-balance", "stage_cost_us": "150",
-                            "balance_period": "2s"})
+                            "balance_period": "2s", "stall_every": "5s", "stall_length": "80ms"})
     plan = common.plan(config, "r1")
     job = json.loads(exclamation.write_job_config(plan, config, "localhost:1", tmp_path).read_text())
+    assert (job["stallEveryMs"], job["stallLengthMs"]) == (5000, 80)
     assert (job["builder"], job["tail"], job["stages"], job["stageCostUs"], job["balancePeriodMs"]) == (
         "io.klink.workloads.tail.ExclamationJob", "latency-balance", 3, 150, 2000)
     assert job["feedbackTopic"] == "r1-feedback" and plan.harness_topics == ["r1-metrics", "r1-feedback"]

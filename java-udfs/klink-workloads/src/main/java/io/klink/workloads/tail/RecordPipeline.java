@@ -42,7 +42,8 @@ public final class RecordPipeline {
     /**
      * Configuration as the harness writes it (JSON; see klinkctl/workloads/exclamation.py). {@code windowMs} is
      * every job config's key; this pipeline has no windows. {@code campaignsFile}: YSB's campaign table for its
-     * join stage (ysb-records; empty otherwise).
+     * join stage (ysb-records; empty otherwise). {@code stallEveryMs}, {@code stallLengthMs}: the stage tasks'
+     * {@link Stalls} (0: none).
      */
     public record Config(long windowMs, int stages, String stageCostModel, long stageCostUs,
                          Map<String, Double> stageSpeeds, int stageParallelism,
@@ -50,7 +51,7 @@ public final class RecordPipeline {
                          String tail,
                          String feedbackTopic, long balancePeriodMs, double balanceAlpha, double balanceThreshold,
                          double balanceUnit, long replayPeriodMs, double replicateFraction,
-                         String campaignsFile) {
+                         String campaignsFile, long stallEveryMs, long stallLengthMs) {
 
         public Config {
             if (stages < 1 || stageCostUs < 0 || stageParallelism < 1 || bufferTimeoutMs < 0
@@ -59,16 +60,17 @@ public final class RecordPipeline {
                         + "stageParallelism >= 1, bufferTimeoutMs >= 0 and tail one of " + Tails.NAMES);
             }
             // the parameters: a compact constructor assigns the fields last
-            new ServiceTime(StageCost.named(stageCostModel), stageCostUs, stageSpeeds);
+            new ServiceTime(StageCost.named(stageCostModel), stageCostUs, stageSpeeds,
+                    new Stalls(stallEveryMs, stallLengthMs));
         }
 
         StageCost stageCost() {
             return StageCost.named(stageCostModel);
         }
 
-        /** Each stage's service time (--stage-speeds: slower TaskManagers, by resource id). */
+        /** Each stage's service time (--stage-speeds: slower TaskManagers, by resource id; --stall-every). */
         ServiceTime service() {
-            return new ServiceTime(stageCost(), stageCostUs, stageSpeeds);
+            return new ServiceTime(stageCost(), stageCostUs, stageSpeeds, new Stalls(stallEveryMs, stallLengthMs));
         }
 
         boolean balanced() {

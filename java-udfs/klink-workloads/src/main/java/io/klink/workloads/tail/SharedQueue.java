@@ -27,6 +27,7 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
     private final String name;
     private transient Pool pool;
     private transient long serviceMicros;
+    private transient Stalls.Schedule stalls;
 
     /** {@code name}: the stage's name within the run (the key its tasks in a JVM share the queue by). */
     public SharedQueue(ServiceTime service, RecordWork work, String name) {
@@ -38,12 +39,14 @@ public final class SharedQueue extends RichAsyncFunction<TailRecord, TailRecord>
     @Override
     public void open(OpenContext context) {
         serviceMicros = service.microsIn(this::getRuntimeContext);
+        stalls = service.stalls().start(() -> Stage.taskSeed(getRuntimeContext()));
         pool = join(name);
     }
 
     @Override
     public void asyncInvoke(TailRecord r, ResultFuture<TailRecord> result) {
         pool.executor.execute(() -> {
+            stalls.waitIfDue();
             r.startWork(Feedback.nowMicros());
             service.model().spend(serviceMicros);
             r.payload = work.apply(r.payload);

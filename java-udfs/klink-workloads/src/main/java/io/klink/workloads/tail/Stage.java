@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.util.Collector;
 
 /**
@@ -38,6 +39,7 @@ public final class Stage extends RichFlatMapFunction<TailRecord, TailRecord> {
     private transient long[] lastSeen;
     private transient long sink;
     private transient long serviceMicros;
+    private transient Stalls.Schedule stalls;
 
     /**
      * {@code reportAs}: this operator's name on the channel when the exchange into it is balanced (else null);
@@ -57,6 +59,7 @@ public final class Stage extends RichFlatMapFunction<TailRecord, TailRecord> {
     @Override
     public void open(OpenContext context) {
         serviceMicros = service.microsIn(this::getRuntimeContext);
+        stalls = service.stalls().start(() -> taskSeed(getRuntimeContext()));
         if (balancing != null && (reportAs != null || balanceTo != null)) {
             feedback = Feedback.join(balancing.bootstrap(), balancing.topic());
             int index = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
@@ -79,6 +82,7 @@ public final class Stage extends RichFlatMapFunction<TailRecord, TailRecord> {
 
     /** Works on {@code r} and returns it; its payload is null when the work dropped it. */
     TailRecord work(TailRecord r) {
+        stalls.waitIfDue();
         r.startWork(Feedback.nowMicros());
         sink ^= service.model().spend(serviceMicros);
         r.payload = work.apply(r.payload);
@@ -95,6 +99,11 @@ public final class Stage extends RichFlatMapFunction<TailRecord, TailRecord> {
         }
         r.handedOnUs = now;
         return r;
+    }
+
+    /** A seed of this task's own (its stalls), the same in every run. */
+    static long taskSeed(RuntimeContext context) {
+        return context.getTaskInfo().getTaskNameWithSubtasks().hashCode();
     }
 
     private void endPeriod(long nowMs) {

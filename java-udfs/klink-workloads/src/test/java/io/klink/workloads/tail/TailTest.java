@@ -26,7 +26,7 @@ class TailTest {
 
     private static RecordPipeline.Config config(String stageCostModel) {
         return new RecordPipeline.Config(0, 2, stageCostModel, 50, java.util.Map.of(), 2, 0,
-                Tails.NAMES.iterator().next(), "fb", 1000, 0.5, 1.2, 0.01, 1000, 0.2, "");
+                Tails.NAMES.iterator().next(), "fb", 1000, 0.5, 1.2, 0.01, 1000, 0.2, "", 0, 0);
     }
 
     @Test
@@ -214,6 +214,21 @@ class TailTest {
         r.handedOnUs -= 5_000;  // handed on 5 ms ago
         r = stage.work(r);
         assertTrue(r.queuedUs >= 5_000 && r.queuedUs < 1_000_000, "queued " + r.queuedUs);
+    }
+
+    @Test
+    void aStallingTaskStopsForTheStallsLengthOnceOneIsDueAndATaskWithoutStallsNever() throws InterruptedException {
+        Stalls.Schedule stalling = new Stalls(1, 30).start(() -> 7);
+        Thread.sleep(50);  // a gap of mean 1 ms has surely passed
+        long before = System.nanoTime();
+        assertEquals(30, stalling.waitIfDue());
+        assertTrue(System.nanoTime() - before >= 30_000_000);
+        Stalls.Schedule never = Stalls.NONE.start(() -> {
+            throw new AssertionError("no stalls: no seed is drawn");
+        });
+        assertEquals(0, never.waitIfDue());
+        assertThrows(IllegalArgumentException.class, () -> new Stalls(-1, 10));
+        assertEquals(Stalls.NONE, new ServiceTime(StageCost.WALL, 10, null).stalls());
     }
 
     @Test
