@@ -27,7 +27,7 @@ from klinkctl.results.groups import paired_ratio_interval
 from klinkctl.sim.spec import BASE_HEAP_FRACTION as BASE_HEAP
 
 #: The settings a cell is told apart by, besides the variant, when a sweep's grid has them.
-AXES = ("queries", "queues", "heap-mb", "window-cost-scale", "cost-scale")
+AXES = ("queries", "queues", "heap-mb", "window-cost-scale", "cost-scale", "gc-pressure")
 MIB = 1 << 20
 
 

@@ -21,6 +21,12 @@ class SimOptions(Section):
                                                "stop-the-world bursts of this much CPU, ms (garbage collection), "
                                                "which the tasks wait behind. Calibrated here on one real cell (8 "
                                                "queries at 0.9 of capacity, Default: docs/simulator.md).", ge=0)
+    gc_pressure: float = option(0.0, "(simulate) K of the collector's cost of a full heap: the node's background "
+                                     "CPU grows by K * u/(1 - u) of its other CPU, u the live-heap fraction the "
+                                     "policies see (capped at 0.99), done as the other background work "
+                                     "(--background-burst-ms). 0: a full heap costs nothing. Fitted on real G1 "
+                                     "TaskManagers: 0.073 [0.054-0.097] (benchmarks/gc_pressure_fit.py, "
+                                     "docs/simulator.md \"The cost of a full heap\").", ge=0)
     cpu_period_ms: int = option(100, "(simulate) The CPU quota's period (Linux CFS bandwidth control): a node with "
                                      "0.25 of a core runs a full core for 25 ms of every 100 ms; 0 = the CPU is "
                                      "shared out evenly over time.", duration=True, ge=0)

@@ -63,6 +63,19 @@ def test_a_bad_window_cost_scale_is_one_line(value):
     assert "\n" not in str(error.value)
 
 
+def test_gc_pressure_reaches_the_simulator_and_is_off_by_default():
+    _, spec = spec_of(gc_pressure=0.073)
+    assert spec["gcPressure"] == 0.073
+    assert spec_of()[1]["gcPressure"] == 0.0
+
+
+@pytest.mark.parametrize("value", [-0.1, -1, "high", True])
+def test_a_bad_gc_pressure_is_one_line(value):
+    with pytest.raises(KlinkError, match="gc-pressure") as error:
+        build({"workload": "ysb", "window_ms": 3000, "gc_pressure": value})
+    assert "\n" not in str(error.value)
+
+
 @pytest.mark.parametrize("values, complaint", [
     ({"workload": "kmeans"}, "simulate models the ysb, nyt, lrb workloads"),
     ({"policy": "os-priority"}, "os-priority"),

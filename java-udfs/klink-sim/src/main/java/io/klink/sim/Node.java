@@ -21,6 +21,13 @@ import java.util.Set;
 final class Node {
 
     private static final double NS_PER_MS = 1_000_000.0;
+    /**
+     * The live-heap fraction the collector's cost model reads is capped here: u/(1 − u) would divide by zero at a
+     * full heap (the simulated heap may hold more than its size; the real TaskManager dies of OutOfMemoryError near
+     * 0.99 instead: docs/simulator.md, "The cost of a full heap"). At the cap the collector takes 99 K times the
+     * other CPU.
+     */
+    static final double GC_LIVE_FRACTION_CAP = 0.99;
 
     final List<SimTask> tasks = new ArrayList<>();
     private final SimSpec spec;
@@ -33,6 +40,7 @@ final class Node {
     private double debtNs;  // scheduler and switching CPU not yet taken from the tasks
     private double quotaLeftNs;  // CPU the TaskManager may still use in this quota period
     private double backgroundNs;  // background work made by the tasks' work and not yet done
+    double gcNs;  // CPU the collector's cost of heap occupancy (gcPressure) has added, in all
     long cycles;
     /**
      * A cycle is due and has not run: the scheduler thread is one of the TaskManager's, so it waits out a
@@ -179,10 +187,20 @@ final class Node {
      * {@code backgroundCpuFraction} of all the CPU used. It is done at once, before the tasks' next ms, or, with
      * {@code backgroundBurstMs}, in stop-the-world bursts of that much CPU once that much has piled up (a young
      * collection), which the tasks wait behind.
+     * With {@code gcPressure} K > 0, the collector's cost of heap occupancy comes on top, done the same way: K u/(1 − u)
+     * of the TaskManager's other CPU (the tasks' and the other background threads'), u the live-heap fraction
+     * (a copying collector's work per byte allocated grows as live / free; calibrated on real G1 TaskManagers by
+     * benchmarks/gc_pressure_fit.py).
      */
     private void background(double tasksUsedNs) {
         double bg = spec.backgroundCpuFraction();
         backgroundNs += tasksUsedNs * bg / (1 - bg);
+        if (spec.gcPressure() > 0) {
+            double u = Math.min(GC_LIVE_FRACTION_CAP, memoryUsedFraction());
+            double gc = spec.gcPressure() * u / (1 - u) * tasksUsedNs / (1 - bg);
+            backgroundNs += gc;
+            gcNs += gc;
+        }
         double burst = spec.backgroundBurstMs() * NS_PER_MS;
         if (burst <= 0) {
             debtNs += backgroundNs;

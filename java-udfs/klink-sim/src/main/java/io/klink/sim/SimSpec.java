@@ -22,6 +22,9 @@ import java.util.Map;
  *                           fetchers, garbage collection, network): the tasks never get it, the policies never see it
  * @param backgroundBurstMs  0: background work is done as it arises; > 0: in stop-the-world bursts of this much
  *                           CPU (garbage collection)
+ * @param gcPressure         K of the collector's cost of a full heap: 0 (the default) adds nothing; K > 0 adds
+ *                           K u/(1 − u) of the node's other CPU as background (collector) CPU, u the live-heap
+ *                           fraction the policies see, capped at {@link Node#GC_LIVE_FRACTION_CAP}
  * @param cpuPeriodMs        the CPU quota's period (Linux CFS bandwidth control, 100 ms); 0: the node's CPU
  *                           is shared out evenly over time
  * @param queues             {@code credit}: Flink 2.x credit-based flow control (bounded input queues, the
@@ -52,6 +55,7 @@ public record SimSpec(
         double coresPerNode,
         double backgroundCpuFraction,
         double backgroundBurstMs,
+        double gcPressure,
         long cpuPeriodMs,
         String queues,
         long queueCapacityRecords,
@@ -102,6 +106,7 @@ public record SimSpec(
         require(coresPerNode > 0, "coresPerNode must be > 0");
         require(cpuPeriodMs >= 0, "cpuPeriodMs must be >= 0");
         require(backgroundBurstMs >= 0, "backgroundBurstMs must be >= 0");
+        require(gcPressure >= 0, "gcPressure must be >= 0");
         require(backgroundCpuFraction >= 0 && backgroundCpuFraction < 1, "backgroundCpuFraction must be in [0, 1)");
         require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");
         require(queues.equals("credit") || queues.equals("heap"), "queues must be credit or heap");

@@ -187,8 +187,10 @@ public final class Simulation {
         drain.put("complete", stoppedBy.startsWith("every"));
         out.json("drain.json", drain);
         long cycles = 0;
+        double gcNs = 0;
         for (Node node : nodes) {
             cycles += node.cycles;
+            gcNs += node.gcNs;
         }
         Map<String, Object> sim = new LinkedHashMap<>();
         sim.put("simulated_events", generated);
@@ -197,6 +199,7 @@ public final class Simulation {
         sim.put("events_per_wall_s", generated / (wallNs / 1e9));
         sim.put("scheduler_cycles", cycles);
         sim.put("late_dropped", allTasks.stream().mapToLong(t -> t.lateDropped).sum());
+        sim.put("gc_pressure_cpu_ms", gcNs / 1e6);
         out.json("sim.json", sim);
         return sim;
     }

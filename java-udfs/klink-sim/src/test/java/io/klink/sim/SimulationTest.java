@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,7 +30,7 @@ class SimulationTest {
                     new SimSpec.Task("window", "window", 2000, 1000, 1000, 0, 0, 10, true, List.of()))));
         }
         return new SimSpec("t-" + policy, 7, 1_800_000_000_000L, 8000, 2000, 20_000, 450, policy,
-                Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
+                Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0.0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
                 50_000, 10_000, 0, 100, 200, delay, null, rate, 1, "query", true, qs).checked();
     }
 
@@ -107,22 +109,19 @@ class SimulationTest {
     }
 
     private static SimSpec withQueues(SimSpec s, List<SimSpec.Query> queries, String queues) {
-        return new SimSpec(s.runId(), s.seed(), s.startMs(), s.durationMs(), s.warmupMs(), s.drainCapMs(),
-                s.progressAfterEndMs(), s.policy(), s.policyParams(), s.enforce(), s.nodes(), s.coresPerNode(), s.backgroundCpuFraction(), s.backgroundBurstMs(), s.cpuPeriodMs(), queues,
-                s.queueCapacityRecords(), s.heapBytes(), s.baseHeapBytes(), s.recordBytes(), s.stateBytesPerKey(),
-                s.cycleCostNs(), s.cycleCostNsPerTask(), s.switchCostNs(), s.watermarkIntervalMs(),
-                s.watermarkBoundMs(), s.delay(), s.gaps(), s.ratePerQuery(), s.eventsPerDelay(), s.placement(),
-                s.forwarding(), queries);
+        return with(s, Map.of("queries", queries, "queues", queues));
     }
 
     /** {@code s} on {@code nodes} nodes of {@code cores} each, placed and forwarding as given. */
     private static SimSpec distributed(SimSpec s, int nodes, double cores, String placement, boolean forwarding) {
-        return new SimSpec(s.runId(), s.seed(), s.startMs(), s.durationMs(), s.warmupMs(), s.drainCapMs(),
-                s.progressAfterEndMs(), s.policy(), s.policyParams(), s.enforce(), nodes, cores,
-                s.backgroundCpuFraction(), s.backgroundBurstMs(), s.cpuPeriodMs(), s.queues(), s.queueCapacityRecords(),
-                s.heapBytes(), s.baseHeapBytes(), s.recordBytes(), s.stateBytesPerKey(), s.cycleCostNs(),
-                s.cycleCostNsPerTask(), s.switchCostNs(), s.watermarkIntervalMs(), s.watermarkBoundMs(), s.delay(),
-                s.gaps(), s.ratePerQuery(), s.eventsPerDelay(), placement, forwarding, s.queries()).checked();
+        return with(s, Map.of("nodes", nodes, "coresPerNode", cores, "placement", placement, "forwarding", forwarding));
+    }
+
+    /** {@code s} with some of its fields replaced, by name (as in the spec's JSON). */
+    static SimSpec with(SimSpec s, Map<String, Object> fields) {
+        Map<String, Object> json = new HashMap<>(SimSpec.JSON.convertValue(s, new TypeReference<Map<String, Object>>() {}));
+        json.putAll(fields);
+        return SimSpec.JSON.convertValue(json, SimSpec.class).checked();
     }
 
     @Test
