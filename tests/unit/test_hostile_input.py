@@ -14,6 +14,7 @@ from klinkctl.cli import bench as bench_cli, main, stack as stack_cli
 from klinkctl.cli.capacity import capacity_command
 from klinkctl.errors import KlinkError
 from klinkctl.stack import backends, running
+from klinkctl.workloads.options import WORKLOADS
 
 ACCEPTED = "validation passed; the stack would start now"
 
@@ -70,8 +71,7 @@ def test_every_up_option_takes_every_special_value_cleanly(option):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(workload=st.sampled_from(["ysb", "nyt", "lrb", "kmeans", "exclamation", "rides", "average", "bigrams",
-                                  "lrb-segments"]),
+@given(workload=st.sampled_from(WORKLOADS),
        option=st.sampled_from(BENCH_OPTIONS),
        value=HOSTILE)
 def test_every_bench_option_is_accepted_or_refused_in_one_line(workload, option, value):
