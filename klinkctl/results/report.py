@@ -119,14 +119,15 @@ THROUGHPUT_METRICS = {"flink_source_records_per_s": "Flink sources (records/s)",
 def throughputs(runset: RunSet) -> pd.DataFrame:
     """Fig. 6d: per configuration and metric (Flink source records/s, generator events/s), the mean over
     repetitions with its t interval (long: a ``metric`` column)."""
-    return _metrics_vs_x(runset, run_table(runset), THROUGHPUT_METRICS, "no summary.json has "
+    return metrics_vs_x(runset, run_table(runset), THROUGHPUT_METRICS, "no summary.json has "
                          "throughput.flink_source_records_per_s or throughput.generator_events_per_s")
 
 
-def _metrics_vs_x(runset: RunSet, runs: pd.DataFrame, metrics: dict[str, str], missing: str) -> pd.DataFrame:
+def metrics_vs_x(runset: RunSet, runs: pd.DataFrame, metrics: dict[str, str], missing: str,
+                 x: str | None = None) -> pd.DataFrame:
     """Per configuration and metric (a column of ``runs``), the mean over repetitions with its t interval (long:
-    a ``metric`` column)."""
-    tables = [mean_with_ci(runs, runset.keys_with(runset.x_param), metric, runset.confidence).assign(metric=metric)
+    a ``metric`` column); ``x`` (default: the run set's x axis) is a key even where it does not vary."""
+    tables = [mean_with_ci(runs, runset.keys_with(x or runset.x_param), metric, runset.confidence).assign(metric=metric)
               for metric in metrics if metric in runs and runs[metric].notna().any()]
     if not tables:
         raise MissingData(missing)
@@ -152,7 +153,7 @@ def late_state_memory(runset: RunSet) -> pd.DataFrame:
                      "gc_percent": _float(late.get("gc_share")) * 100})
     runs = run_table(runset).merge(pd.DataFrame(rows, columns=["run", "live_heap_mb", "heap_used_mb",
                                                                 "gc_percent"]), on="run")
-    table = _metrics_vs_x(runset, runs.dropna(subset=["heap_used_mb"]), LATE_STATE_METRICS,
+    table = metrics_vs_x(runset, runs.dropna(subset=["heap_used_mb"]), LATE_STATE_METRICS,
                           "no summary.json has late_state.heap_used_bytes (the average workload's late-state runs)")
     if "late_state" in table:  # one line per late state (and policy, if that varies too)
         states = table["late_state"].astype(str)
@@ -226,11 +227,11 @@ def memory_mode(runset: RunSet) -> pd.DataFrame:
     """Klink's memory management over time: the TaskManager's live heap (scheduler.csv memory_used, the fraction
     Klink compares with b) and the share of the second's cycles decided in memory mode (`why` starting mm:),
     seconds since the run's first cycle, averaged over the repetitions of a configuration."""
-    return _mean_per_second(runset, _memory_frame, ["memory_used", "memory_mode"],
+    return mean_per_second(runset, _memory_frame, ["memory_used", "memory_mode"],
                             "no run has scheduler.csv with memory_used (runs of a pausing policy, eleventh session on)")
 
 
-def _mean_per_second(runset: RunSet, frame_of: Callable[[Run], pd.DataFrame], columns: list[str],
+def mean_per_second(runset: RunSet, frame_of: Callable[[Run], pd.DataFrame], columns: list[str],
                      missing: str) -> pd.DataFrame:
     """``columns`` of each run's per-second frame (run, second, columns), averaged per configuration and second."""
     frames = [frame for frame in map(frame_of, runset.runs) if not frame.empty]
@@ -248,23 +249,6 @@ def _memory_frame(run: Run) -> pd.DataFrame:
     why = frame["why"].fillna("").astype(str) if "why" in frame else pd.Series("", index=frame.index)
     return pd.DataFrame({"run": run.run_id, "second": (frame["time"] - frame["time"].min()) // 1000,
                          "memory_used": frame["memory_used"], "memory_mode": why.str.startswith("mm:").astype(float)})
-
-
-def combiner_over_time(runset: RunSet) -> pd.DataFrame:
-    """AdCom's Fig. 4(b) analogue and its λ: the combiners' mean output-buffer utilisation and the mini-batch
-    interval per controller period (combiner.csv, rides workload), seconds since the run's first period, averaged
-    over the repetitions of a configuration; a fixed-interval combiner has no λ (NaN)."""
-    return _mean_per_second(runset, _combiner_frame, ["rho_avg", "interval_ms"],
-                            "no run has combiner.csv (rides runs with --combiner adcom or local-global)")
-
-
-def _combiner_frame(run: Run) -> pd.DataFrame:
-    frame = read_table(run.run_dir / "combiner.csv")
-    if frame.empty:
-        return frame
-    interval = frame["interval_ms"].where(frame["interval_ms"] >= 0)
-    return pd.DataFrame({"run": run.run_id, "second": (frame["time_ms"] - frame["time_ms"].min()) // 1000,
-                         "rho_avg": frame["rho_avg"], "interval_ms": interval})
 
 
 def estimator_accuracy(runset: RunSet) -> pd.DataFrame:

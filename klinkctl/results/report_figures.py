@@ -10,9 +10,9 @@ from typing import Callable
 import pandas as pd
 from matplotlib.figure import Figure
 
-from klinkctl.results import plots, report
+from klinkctl.results import plots, plots_adcom, report, report_adcom
 from klinkctl.results.report import MissingData
-from klinkctl.results.runset import RunSet
+from klinkctl.results.runset import SERIES, RunSet
 
 CDF_SHOWN = (40, 50, 75, 90, 95, 99)  # percentiles of Fig. 6b shown in its table
 
@@ -80,9 +80,19 @@ def _late_state_panels(runset: RunSet) -> list[str]:
     (e.g. AION's trigger, set only in its variant) makes panels."""
     if "late_state" not in runset.params:
         return runset.others(runset.x_param)
-    by_state = runset.params.groupby("late_state", dropna=False)
-    return [key for key in runset.others(runset.x_param, "late_state")
-            if by_state[key].nunique(dropna=False).max() > 1]
+    return _not_determined_by(runset, "late_state", runset.others(runset.x_param, "late_state"))
+
+
+def _combiner_panels(runset: RunSet, *used: str) -> list[str]:
+    """The panels of the AdCom figures: the series (the combiner with its settings, labels.COMBINER_SETTINGS) names
+    what it determines (the combiner, its interval and record count), so those make no panels."""
+    return _not_determined_by(runset, SERIES, runset.others(*used))
+
+
+def _not_determined_by(runset: RunSet, series: str, keys: list[str]) -> list[str]:
+    """The ``keys`` that take more than one value within a value of ``series``."""
+    by_series = runset.params.groupby(series, dropna=False)
+    return [key for key in keys if by_series[key].nunique(dropna=False).max() > 1]
 
 
 FIGURES: tuple[FigureSpec, ...] = (
@@ -125,13 +135,40 @@ FIGURES: tuple[FigureSpec, ...] = (
                "configuration; colour = policy, line style = the other varying parameters.",
                lambda rs: "fig8_resources_over_time", report.resources,
                lambda table, rs: plots.resources_over_time(table, rs.others()), _resources_shown),
+    FigureSpec("4a", "Throughput over time", "AdCom's Fig. 4(a) analogue (rides workload): the events/s the query "
+               "read in each second since the generator's start (the seconds every repetition read in), mean over "
+               "the repetitions with its t interval (band), one line per combiner; grey: the events/s the generator "
+               "offered (generator.csv), shaded: the rate schedule's surge. Counted by Flink's sources (throughput.csv) when every run has it, else "
+               "(archived runs: throughput.csv is not archived) as the trips each fired window counted "
+               "(latency.csv events), spread over the time since the previous firing: 2 s steps, later than the "
+               "sources by the windows' wait. The table gives each series' mean and peak.",
+               lambda rs: "fig4a_throughput_over_time", report_adcom.throughput_over_time,
+               lambda table, rs: plots_adcom.throughput_over_time(table, _combiner_panels(rs),
+                                                                       report_adcom.surge_span(rs)),
+               lambda table: _mean_and_peak(table.drop(columns=["runs", "n", "ci_low", "ci_high"]),
+                                            ["mean", "offered_per_s"])),
     FigureSpec("4b", "Combiner buffer use and λ", "AdCom's Fig. 4(b) analogue (rides workload, combiner.csv): "
                "the combiner instances' mean output-buffer utilisation (Flink's outPoolUsage, read once per "
                "controller period) and the mini-batch interval λ the PI controller set (§3.2; none for a fixed "
                "local-global interval), seconds since the first period, averaged over the repetitions.",
-               lambda rs: "fig4b_combiner_over_time", report.combiner_over_time,
-               lambda table, rs: plots.combiner_over_time(table, rs.others()),
+               lambda rs: "fig4b_combiner_over_time", report_adcom.combiner_over_time,
+               lambda table, rs: plots_adcom.combiner_over_time(table, _combiner_panels(rs)),
                lambda table: _mean_and_peak(table, ["rho_avg", "interval_ms"])),
+    FigureSpec("5", "Throughput vs key skew", "AdCom's Fig. 5 analogue (rides workload): per combiner the "
+               "events/s read during the surge (summary.json → throughput.during_surge, surge runs only) and the "
+               "records/s Flink's sources read over the measured span (throughput.flink_source_records_per_s), against "
+               "the Zipf exponent of the regions (--key-skew; drawn at a single exponent too); mean over the "
+               "repetitions, error bars = t interval.",
+               lambda rs: "fig5_throughput_vs_key_skew", report_adcom.throughput_vs_skew,
+               lambda table, rs: plots_adcom.throughput_vs(table, "key_skew", _combiner_panels(rs, "key_skew"),
+                                                           "Fig. 5")),
+    FigureSpec("6", "Throughput vs parallelism", "AdCom's Fig. 6 analogue (rides workload): the throughputs of "
+               "Fig. 5 against the parallelism of the parse and combiner stage (--combiner-parallelism; the query's "
+               "global window, the paper's reducers, runs once per query here, so the senders' parallelism is the "
+               "one that varies); drawn only when runs differ in it.",
+               lambda rs: "fig6_throughput_vs_combiner_parallelism", report_adcom.throughput_vs_parallelism,
+               lambda table, rs: plots_adcom.throughput_vs(table, "combiner_parallelism",
+                                                           _combiner_panels(rs, "combiner_parallelism"), "Fig. 6")),
     FigureSpec("mm", "Live heap and memory mode", "Klink's memory management (paper §3.4): the TaskManager's "
                "live heap after GC over its maximum heap (scheduler.csv memory_used, what Klink compares with b; "
                "dotted: b when all runs share it) and the share of each second's cycles decided in memory mode; "

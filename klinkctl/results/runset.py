@@ -114,18 +114,19 @@ class RunSet:
     def others(self, *used: str) -> list[str]:
         """Varying parameters other than the policy and ``used``: one plot panel per combination."""
         return [key for key in self.varying
-                if key not in (SERIES, *used) and not self._names_series(key) and not self._set_by_load(key)]
+                if key not in (SERIES, *used) and not self._set_by_series(key) and not self._set_by_load(key)]
 
     def _set_by_load(self, key: str) -> bool:
         """Whether ``key`` follows from runs at a load: their rate (load × the capacity's) and their capacity file
         (one per cell of a regime map) vary with the cell, so they make no panels of their own."""
         return key in SET_BY_LOAD and "load" in self.params and bool(self.params["load"].notna().all())
 
-    def _names_series(self, key: str) -> bool:
-        """Whether ``key`` and the policy label name each other one to one (a sweep's variants named after their
-        policies): the lines already tell them apart, so they make no panels."""
+    def _set_by_series(self, key: str) -> bool:
+        """Whether the policy label sets ``key`` (a sweep's variants named after their policies, or a variant's own
+        setting such as latency-balance's --balance-period): the lines already tell them apart, so it makes no panels
+        and no axis."""
         pairs = self.params[[key, SERIES]].astype(str).drop_duplicates()
-        return bool(pairs[key].is_unique and pairs[SERIES].is_unique)
+        return bool(pairs[SERIES].is_unique)
 
     @cached_property
     def x_param(self) -> str:

@@ -99,6 +99,15 @@ def test_variants_named_after_their_policies_make_no_panels_but_other_variants_d
     assert RunSet(runset.root, two_per_policy, runset.excluded).others("rate") == ["variant"]
 
 
+def test_a_variants_own_setting_is_neither_a_panel_nor_the_x_axis(runset):
+    policies = sorted({run.params["policy"] for run in runset.runs})
+    # one variant sets a numeric option of its own (latency-balance's --balance-period, in tail-when-speeds.yaml)
+    own = [replace(run, params={**run.params, "balance_period_ms": 1000 if run.params["policy"] == policies[0]
+                                else 5000}) for run in runset.runs]
+    assert RunSet(runset.root, own, runset.excluded).x_param == "rate"
+    assert RunSet(runset.root, own, runset.excluded).others("rate") == []
+
+
 def test_the_rate_and_capacity_of_runs_at_a_load_make_no_panels(runset):
     at_load = [replace(run, params={**run.params, "load": 1.0, "capacity": f"cap-{run.params['rate']}.json"})
                for run in runset.runs]
