@@ -49,9 +49,10 @@ class CatalogTest {
 
     @Test
     void theGeneratorMakesEventsOnlyForWorkloads() {
-        // lrb-segments reads lrb's reports; that every workload names generated events, klinkctl's contract test checks
+        // lrb-segments reads lrb's reports, ysb-records ysb's events; that every workload names generated events,
+        // klinkctl's contract test checks
         assertTrue(Workloads.NAMES.containsAll(GeneratorArgs.WORKLOADS));
-        assertEquals(List.of("lrb-segments"), Workloads.NAMES.stream().filter(n -> !GeneratorArgs.WORKLOADS.contains(n))
+        assertEquals(List.of("ysb-records", "lrb-segments"), Workloads.NAMES.stream().filter(n -> !GeneratorArgs.WORKLOADS.contains(n))
                 .toList());
     }
 
