@@ -345,8 +345,8 @@ def _teardown(spec: StackSpec, config: RunSpec, plan: common.Plan, workload: wor
          if gen is not None else None, True),
         ("reading the feedback channel", lambda: exclamation.write_feedback(spec.bootstrap_servers, plan, run_dir)
          if plan.feedback_topic and job_id is not None else None, True),
-        ("counting the records the sinks expect", lambda: from_input.write_expected_records(spec, plan, workload, run_dir)
-         if gen is not None and getattr(workload, "reaches_sinks", None) else None, True),
+        ("counting the records the sinks expect", lambda: from_input.write_expected_records(spec, plan, keeps, run_dir)
+         if gen is not None and (keeps := getattr(workload, "reaches_sinks", None)) else None, True),
         ("computing exact results", lambda: from_input.write_exact_results(spec, config, plan, workload, run_dir)
          if gen is not None and config.measures_accuracy else None, True),
         ("waiting for the job to end", lambda: flink_jobs.await_ended(spec, job_id) if job_id is not None else None,
