@@ -27,6 +27,12 @@ class SimOptions(Section):
                                      "(--background-burst-ms). 0: a full heap costs nothing. Fitted on real G1 "
                                      "TaskManagers: 0.073 [0.054-0.097] (benchmarks/gc_pressure_fit.py, "
                                      "docs/simulator.md \"The cost of a full heap\").", ge=0)
+    network_flush_ms: int = option(0, "(simulate) Flink's output flusher (execution.buffer-timeout; the YSB, NYT and "
+                                      "LRB jobs keep Flink's 100 ms): what a task sends downstream, records and "
+                                      "watermarks, waits in its network buffer until its flusher runs, every this "
+                                      "many ms at a phase of its own; 0: it arrives at once (the model before "
+                                      "2026-11-28). The validation twins set 100 ms (docs/simulator.md, \"The stall "
+                                      "model\").", duration=True, ge=0)
     cpu_period_ms: int = option(100, "(simulate) The CPU quota's period (Linux CFS bandwidth control): a node with "
                                      "0.25 of a core runs a full core for 25 ms of every 100 ms; 0 = the CPU is "
                                      "shared out evenly over time.", duration=True, ge=0)

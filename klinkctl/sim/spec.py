@@ -31,6 +31,7 @@ def sim_spec(config: RunSpec, plan: Plan, calibration: Costs | None) -> dict:
         "nodes": config.nodes, "coresPerNode": config.node_cpu,
         "backgroundCpuFraction": config.background_cpu,
         "backgroundBurstMs": config.background_burst_ms, "gcPressure": config.gc_pressure,
+        "bufferTimeoutMs": config.network_flush_ms,
         "cpuPeriodMs": config.cpu_period_ms, "queues": config.queues,
         "queueCapacityRecords": config.queue_capacity, "heapBytes": heap,
         "baseHeapBytes": int(heap * BASE_HEAP_FRACTION), "recordBytes": config.record_bytes,

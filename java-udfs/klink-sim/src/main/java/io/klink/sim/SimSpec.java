@@ -25,6 +25,9 @@ import java.util.Map;
  * @param gcPressure         K of the collector's cost of a full heap: 0 (the default) adds nothing; K > 0 adds
  *                           K u/(1 − u) of the node's other CPU as background (collector) CPU, u the live-heap
  *                           fraction the policies see, capped at {@link Node#GC_LIVE_FRACTION_CAP}
+ * @param bufferTimeoutMs    Flink's output flusher (execution.buffer-timeout): > 0, what a task emits downstream
+ *                           (records and watermarks) waits in its network buffer until the task's flusher runs,
+ *                           every this many ms at a phase of its own (drawn from the seed); 0: it arrives at once
  * @param cpuPeriodMs        the CPU quota's period (Linux CFS bandwidth control, 100 ms); 0: the node's CPU
  *                           is shared out evenly over time
  * @param queues             {@code credit}: Flink 2.x credit-based flow control (bounded input queues, the
@@ -56,6 +59,7 @@ public record SimSpec(
         double backgroundCpuFraction,
         double backgroundBurstMs,
         double gcPressure,
+        long bufferTimeoutMs,
         long cpuPeriodMs,
         String queues,
         long queueCapacityRecords,
@@ -107,6 +111,7 @@ public record SimSpec(
         require(cpuPeriodMs >= 0, "cpuPeriodMs must be >= 0");
         require(backgroundBurstMs >= 0, "backgroundBurstMs must be >= 0");
         require(gcPressure >= 0, "gcPressure must be >= 0");
+        require(bufferTimeoutMs >= 0, "bufferTimeoutMs must be >= 0");
         require(backgroundCpuFraction >= 0 && backgroundCpuFraction < 1, "backgroundCpuFraction must be in [0, 1)");
         require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");
         require(queues.equals("credit") || queues.equals("heap"), "queues must be credit or heap");
