@@ -31,8 +31,8 @@ class SimOptions(Section):
                                       "LRB jobs keep Flink's 100 ms): what a task sends downstream, records and "
                                       "watermarks, waits in its network buffer until its flusher runs, every this "
                                       "many ms at a phase of its own; 0: it arrives at once (the model before "
-                                      "2026-11-28). The validation twins set 100 ms (docs/simulator.md, \"The stall "
-                                      "model\").", duration=True, ge=0)
+                                      "2026-11-28, and the default: docs/simulator.md, \"The stall model against the "
+                                      "real cycle intervals\").", duration=True, ge=0)
     cpu_period_ms: int = option(100, "(simulate) The CPU quota's period (Linux CFS bandwidth control): a node with "
                                      "0.25 of a core runs a full core for 25 ms of every 100 ms; 0 = the CPU is "
                                      "shared out evenly over time.", duration=True, ge=0)
