@@ -35,7 +35,8 @@ def run_stats(sweep_dir: Path) -> pd.DataFrame:
     for _, run in index.iterrows():
         summary = json.loads((sweep_dir / run["run_dir"] / "summary.json").read_text())
         scheduler = summary.get("scheduler") or {}
-        rows.append({"variant": run["variant"], "rate": summary.get("config", {}).get("rate"),
+        config = yaml.safe_load((sweep_dir / run["run_dir"] / "config.yaml").read_text())
+        rows.append({"variant": run["variant"], "rate": config["bench"]["rate"],
                      **{key: scheduler.get(key) for key in SCHEDULER_STATS}})
     return pd.DataFrame(rows)
 

@@ -21,6 +21,15 @@ class SimOptions(Section):
                                                "stop-the-world bursts of this much CPU, ms (garbage collection), "
                                                "which the tasks wait behind. Calibrated here on one real cell (8 "
                                                "queries at 0.9 of capacity, Default: docs/simulator.md).", ge=0)
+    other_threads_share: float = option(0.0, "(simulate) Share of the background CPU (--background-cpu) that is not "
+                                             "the collector's but other threads' (JIT compilers, Kafka fetchers, "
+                                             "network): done in bursts of --other-threads-burst-ms that the tasks "
+                                             "wait behind but the scheduler thread (the agent's, at the highest "
+                                             "priority) does not. 0: every burst is stop-the-world (the model "
+                                             "before 2026-11-28, and the default: docs/simulator.md, \"The stall "
+                                             "model against the real cycle intervals\").", ge=0, le=1)
+    other_threads_burst_ms: float = option(0.0, "(simulate) The other threads' (--other-threads-share) work comes in "
+                                                "bursts of this much CPU, ms; 0: as it arises.", ge=0)
     gc_pressure: float = option(0.0, "(simulate) K of the collector's cost of a full heap: the node's background "
                                      "CPU grows by K * u/(1 - u) of its other CPU, u the live-heap fraction the "
                                      "policies see (capped at 0.99), done as the other background work "

@@ -22,6 +22,10 @@ import java.util.Map;
  *                           fetchers, garbage collection, network): the tasks never get it, the policies never see it
  * @param backgroundBurstMs  0: background work is done as it arises; > 0: in stop-the-world bursts of this much
  *                           CPU (garbage collection)
+ * @param otherThreadsShare  share of the background CPU that is not the collector's but other threads' (JIT
+ *                           compilers, Kafka fetchers, network): it preempts the tasks, not the scheduler thread;
+ *                           0: every burst is stop-the-world
+ * @param otherThreadsBurstMs those threads' work comes in bursts of this much CPU; 0: as it arises
  * @param gcPressure         K of the collector's cost of a full heap: 0 (the default) adds nothing; K > 0 adds
  *                           K u/(1 − u) of the node's other CPU as background (collector) CPU, u the live-heap
  *                           fraction the policies see, capped at {@link Node#GC_LIVE_FRACTION_CAP}
@@ -58,6 +62,8 @@ public record SimSpec(
         double coresPerNode,
         double backgroundCpuFraction,
         double backgroundBurstMs,
+        double otherThreadsShare,
+        double otherThreadsBurstMs,
         double gcPressure,
         long bufferTimeoutMs,
         long cpuPeriodMs,
@@ -111,6 +117,8 @@ public record SimSpec(
         require(cpuPeriodMs >= 0, "cpuPeriodMs must be >= 0");
         require(backgroundBurstMs >= 0, "backgroundBurstMs must be >= 0");
         require(gcPressure >= 0, "gcPressure must be >= 0");
+        require(otherThreadsShare >= 0 && otherThreadsShare <= 1, "otherThreadsShare must be in [0, 1]");
+        require(otherThreadsBurstMs >= 0, "otherThreadsBurstMs must be >= 0");
         require(bufferTimeoutMs >= 0, "bufferTimeoutMs must be >= 0");
         require(backgroundCpuFraction >= 0 && backgroundCpuFraction < 1, "backgroundCpuFraction must be in [0, 1)");
         require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");

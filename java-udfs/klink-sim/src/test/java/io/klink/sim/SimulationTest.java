@@ -30,7 +30,7 @@ class SimulationTest {
                     new SimSpec.Task("window", "window", 2000, 1000, 1000, 0, 0, 10, true, List.of()))));
         }
         return new SimSpec("t-" + policy, 7, 1_800_000_000_000L, 8000, 2000, 20_000, 450, policy,
-                Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0.0, 0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
+                Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
                 50_000, 10_000, 0, 100, 200, delay, null, rate, 1, "query", true, qs).checked();
     }
 
