@@ -21,7 +21,7 @@ import yaml
 
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.results.sweep_table import CELLS_FILE
-from klinkctl.sim.validation import VALIDATIONS
+from klinkctl.sim.validation import TOLERANCE, VALIDATIONS, same_ranking
 
 SCHEDULER_STATS = ("light_cycle_fraction", "mean_cycle_interval_ms", "p99_cycle_interval_ms")
 
@@ -48,7 +48,7 @@ def per_cell(sweep_dir: Path) -> pd.DataFrame:
     keys = ["variant", "rate"] if "rate" in cells else ["variant"]
     if "rate" not in cells:
         stats = stats.drop(columns="rate")
-    return cells[keys + ["mean_ms", "p99_ms"]].merge(stats, on=keys, how="left")
+    return cells[keys + ["mean_ms", "mean_ci_low", "mean_ci_high", "p99_ms"]].merge(stats, on=keys, how="left")
 
 
 def simulated(validation_name: str, settings: dict, variants: list[str] | None) -> pd.DataFrame:
@@ -71,11 +71,13 @@ def simulated(validation_name: str, settings: dict, variants: list[str] | None) 
 def compare(validation_name: str, settings: dict, variants: list[str] | None) -> pd.DataFrame:
     (validation,) = [v for v in VALIDATIONS if v.name == validation_name]
     real = per_cell(validation.real_sweep)
-    sim = simulated(validation_name, settings, variants)
+    sim = simulated(validation_name, settings, variants).drop(columns=["mean_ci_low", "mean_ci_high"])
     keys = [key for key in ("variant", "rate") if key in sim]
     table = real.merge(sim, on=keys, suffixes=("_real", "_sim"))
     table["mean_err"] = table["mean_ms_sim"] / table["mean_ms_real"] - 1
     table["p99_err"] = table["p99_ms_sim"] / table["p99_ms_real"] - 1
+    table["within"] = (table["mean_err"].abs() <= TOLERANCE) & (table["p99_err"].abs() <= TOLERANCE)
+    table.insert(0, "validation", validation_name)
     return table
 
 
@@ -85,6 +87,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="a simulate option added to the sweep's fixed settings")
     parser.add_argument("--variants", nargs="*", help="only these variants (default: all)")
+    parser.add_argument("--out", type=Path, help="also write the table to this CSV file")
     args = parser.parse_args()
     settings = {}
     for item in args.set:
@@ -93,6 +96,10 @@ def main() -> None:
     table = compare(args.validation, settings, args.variants)
     print(f"{args.validation} {settings}")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"{int(table['within'].sum())} of {len(table)} cells within ±{TOLERANCE:.0%}, policies rank "
+          f"{'the same' if same_ranking(table) else 'differently'}")
+    if args.out:
+        table.to_csv(args.out, index=False, float_format="%.4g")
 
 
 if __name__ == "__main__":
