@@ -21,12 +21,27 @@ class SimOptions(Section):
                                                "stop-the-world bursts of this much CPU, ms (garbage collection), "
                                                "which the tasks wait behind. Calibrated here on one real cell (8 "
                                                "queries at 0.9 of capacity, Default: docs/simulator.md).", ge=0)
+    other_threads_share: float = option(0.0, "(simulate) Share of the background CPU (--background-cpu) that is not "
+                                             "the collector's but other threads' (JIT compilers, Kafka fetchers, "
+                                             "network): done in bursts of --other-threads-burst-ms that the tasks "
+                                             "wait behind but the scheduler thread (the agent's, at the highest "
+                                             "priority) does not. 0: every burst is stop-the-world (the model "
+                                             "before 2026-11-28, and the default: docs/simulator.md, \"The stall "
+                                             "model against the real cycle intervals\").", ge=0, le=1)
+    other_threads_burst_ms: float = option(0.0, "(simulate) The other threads' (--other-threads-share) work comes in "
+                                                "bursts of this much CPU, ms; 0: as it arises.", ge=0)
     gc_pressure: float = option(0.0, "(simulate) K of the collector's cost of a full heap: the node's background "
                                      "CPU grows by K * u/(1 - u) of its other CPU, u the live-heap fraction the "
                                      "policies see (capped at 0.99), done as the other background work "
                                      "(--background-burst-ms). 0: a full heap costs nothing. Fitted on real G1 "
                                      "TaskManagers: 0.073 [0.054-0.097] (benchmarks/gc_pressure_fit.py, "
                                      "docs/simulator.md \"The cost of a full heap\").", ge=0)
+    network_flush_ms: int = option(0, "(simulate) Flink's output flusher (execution.buffer-timeout; the YSB, NYT and "
+                                      "LRB jobs keep Flink's 100 ms): what a task sends downstream, records and "
+                                      "watermarks, waits in its network buffer until its flusher runs, every this "
+                                      "many ms at a phase of its own; 0: it arrives at once (the model before "
+                                      "2026-11-28, and the default: docs/simulator.md, \"The stall model against the "
+                                      "real cycle intervals\").", duration=True, ge=0)
     cpu_period_ms: int = option(100, "(simulate) The CPU quota's period (Linux CFS bandwidth control): a node with "
                                      "0.25 of a core runs a full core for 25 ms of every 100 ms; 0 = the CPU is "
                                      "shared out evenly over time.", duration=True, ge=0)

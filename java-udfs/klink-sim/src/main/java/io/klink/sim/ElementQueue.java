@@ -75,6 +75,22 @@ final class ElementQueue {
         }
     }
 
+    /**
+     * Moves every element, in order, to the end of {@code target}, arriving there at {@code arrivalMs}: a network
+     * buffer handed on by Flink's output flusher (SimTask, {@code bufferTimeoutMs}).
+     */
+    void drainInto(ElementQueue target, long arrivalMs) {
+        while (size > 0) {
+            switch (kind[head]) {
+                case RECORD -> target.pushRecords(time[head], count[head], arrivalMs);
+                case PROGRESS -> target.pushProgress(time[head], arrivalMs);
+                default -> target.pushWatermark(time[head], (int) count[head], arrivalMs);
+            }
+            pop();
+        }
+        records = 0;
+    }
+
     void pop() {
         head = (head + 1) & (kind.length - 1);
         size--;

@@ -40,6 +40,8 @@ final class Node {
     private double debtNs;  // scheduler and switching CPU not yet taken from the tasks
     private double quotaLeftNs;  // CPU the TaskManager may still use in this quota period
     private double backgroundNs;  // background work made by the tasks' work and not yet done
+    private double otherDebtNs;  // other threads' CPU (otherThreadsShare) due: it preempts the tasks, not the scheduler
+    private double otherNs;  // other threads' work made by the tasks' work and not yet due
     double gcNs;  // CPU the collector's cost of heap occupancy (gcPressure) has added, in all
     long cycles;
     /**
@@ -147,6 +149,11 @@ final class Node {
             cycleDue = false;
             cycle(now, out);
         }
+        // the other threads (otherThreadsShare) take the CPU from the tasks only: the agent's scheduler thread runs
+        // at the highest priority, so its cycle above does not wait for them as it waits for a collection
+        double otherPaid = Math.min(otherDebtNs, forTasks);
+        otherDebtNs -= otherPaid;
+        forTasks -= otherPaid;
         double cpu = forTasks;
         double[] budget = new double[tasks.size()];
         boolean[] mayRun = new boolean[tasks.size()];
@@ -163,7 +170,7 @@ final class Node {
             cpu -= share(members, cpu, capacity, budget);
         }
         double tasksUsed = forTasks - cpu;
-        quotaLeftNs -= paid + tasksUsed;
+        quotaLeftNs -= paid + otherPaid + tasksUsed;
         background(tasksUsed);
         for (int i = 0; i < tasks.size(); i++) {
             SimTask t = tasks.get(i);
@@ -187,6 +194,9 @@ final class Node {
      * {@code backgroundCpuFraction} of all the CPU used. It is done at once, before the tasks' next ms, or, with
      * {@code backgroundBurstMs}, in stop-the-world bursts of that much CPU once that much has piled up (a young
      * collection), which the tasks wait behind.
+     * With {@code otherThreadsShare} s > 0, only 1 − s of it is the collector's; s is the other threads' (JIT
+     * compilers, Kafka fetchers, network), done in bursts of {@code otherThreadsBurstMs} that the tasks wait behind
+     * but the scheduler thread (the agent's, at the highest priority) does not.
      * With {@code gcPressure} K > 0, the collector's cost of heap occupancy comes on top, done the same way: K u/(1 − u)
      * of the TaskManager's other CPU (the tasks' and the other background threads'), u the live-heap fraction
      * (a copying collector's work per byte allocated grows as live / free; calibrated on real G1 TaskManagers by
@@ -194,7 +204,16 @@ final class Node {
      */
     private void background(double tasksUsedNs) {
         double bg = spec.backgroundCpuFraction();
-        backgroundNs += tasksUsedNs * bg / (1 - bg);
+        double made = tasksUsedNs * bg / (1 - bg);
+        double other = spec.otherThreadsShare();
+        backgroundNs += made * (1 - other);
+        if (other > 0) {
+            otherNs += made * other;
+            double otherBurst = spec.otherThreadsBurstMs() * NS_PER_MS;
+            double due = otherBurst <= 0 ? otherNs : otherNs >= otherBurst ? otherBurst : 0;
+            otherDebtNs += due;
+            otherNs -= due;
+        }
         if (spec.gcPressure() > 0) {
             double u = Math.min(GC_LIVE_FRACTION_CAP, memoryUsedFraction());
             double gc = spec.gcPressure() * u / (1 - u) * tasksUsedNs / (1 - bg);

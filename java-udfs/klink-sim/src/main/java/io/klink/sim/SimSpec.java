@@ -22,9 +22,16 @@ import java.util.Map;
  *                           fetchers, garbage collection, network): the tasks never get it, the policies never see it
  * @param backgroundBurstMs  0: background work is done as it arises; > 0: in stop-the-world bursts of this much
  *                           CPU (garbage collection)
+ * @param otherThreadsShare  share of the background CPU that is not the collector's but other threads' (JIT
+ *                           compilers, Kafka fetchers, network): it preempts the tasks, not the scheduler thread;
+ *                           0: every burst is stop-the-world
+ * @param otherThreadsBurstMs those threads' work comes in bursts of this much CPU; 0: as it arises
  * @param gcPressure         K of the collector's cost of a full heap: 0 (the default) adds nothing; K > 0 adds
  *                           K u/(1 − u) of the node's other CPU as background (collector) CPU, u the live-heap
  *                           fraction the policies see, capped at {@link Node#GC_LIVE_FRACTION_CAP}
+ * @param bufferTimeoutMs    Flink's output flusher (execution.buffer-timeout): > 0, what a task emits downstream
+ *                           (records and watermarks) waits in its network buffer until the task's flusher runs,
+ *                           every this many ms at a phase of its own (drawn from the seed); 0: it arrives at once
  * @param cpuPeriodMs        the CPU quota's period (Linux CFS bandwidth control, 100 ms); 0: the node's CPU
  *                           is shared out evenly over time
  * @param queues             {@code credit}: Flink 2.x credit-based flow control (bounded input queues, the
@@ -55,7 +62,10 @@ public record SimSpec(
         double coresPerNode,
         double backgroundCpuFraction,
         double backgroundBurstMs,
+        double otherThreadsShare,
+        double otherThreadsBurstMs,
         double gcPressure,
+        long bufferTimeoutMs,
         long cpuPeriodMs,
         String queues,
         long queueCapacityRecords,
@@ -107,6 +117,9 @@ public record SimSpec(
         require(cpuPeriodMs >= 0, "cpuPeriodMs must be >= 0");
         require(backgroundBurstMs >= 0, "backgroundBurstMs must be >= 0");
         require(gcPressure >= 0, "gcPressure must be >= 0");
+        require(otherThreadsShare >= 0 && otherThreadsShare <= 1, "otherThreadsShare must be in [0, 1]");
+        require(otherThreadsBurstMs >= 0, "otherThreadsBurstMs must be >= 0");
+        require(bufferTimeoutMs >= 0, "bufferTimeoutMs must be >= 0");
         require(backgroundCpuFraction >= 0 && backgroundCpuFraction < 1, "backgroundCpuFraction must be in [0, 1)");
         require(durationMs > 0 && warmupMs >= 0 && warmupMs < durationMs, "need 0 <= warmupMs < durationMs");
         require(queues.equals("credit") || queues.equals("heap"), "queues must be credit or heap");

@@ -44,6 +44,8 @@ final class SimTask {
     private final ArrayDeque<Firing> firings = new ArrayDeque<>();
     private long forwardAfterFirings = Long.MIN_VALUE;
     private final long windowOffsetMs;
+    private ElementQueue[] outBuffers;  // per target, its network buffer; null: outputs reach their targets at once
+    long flushPhaseMs;  // with outBuffers: the ms (mod the buffer timeout) its output flusher runs at
 
     long watermark = TaskSnapshot.NO_WATERMARK;
     long maxEventTime = Long.MIN_VALUE;
@@ -81,6 +83,35 @@ final class SimTask {
         emitted = Arrays.copyOf(emitted, targets.size());
     }
 
+    /**
+     * From now on this task's outputs wait in a network buffer per target until {@link #flushOutputs} (Flink's
+     * output flusher, every execution.buffer-timeout); call after every {@link #connect}.
+     */
+    void bufferOutputs(long phaseMs) {
+        outBuffers = new ElementQueue[targets.size()];
+        Arrays.setAll(outBuffers, i -> new ElementQueue());
+        flushPhaseMs = phaseMs;
+    }
+
+    boolean buffersOutputs() {
+        return outBuffers != null;
+    }
+
+    /** The output flusher: every buffered record and watermark goes on to its target, in order. */
+    void flushOutputs(long now) {
+        for (int i = 0; i < outBuffers.length; i++) {
+            outBuffers[i].drainInto(targets.get(i).queue, now);
+        }
+    }
+
+    private ElementQueue outputTo(int target) {
+        return outBuffers == null ? targets.get(target).queue : outBuffers[target];
+    }
+
+    private long buffered(int target) {
+        return outBuffers == null ? 0 : outBuffers[target].records();
+    }
+
     private int addChannel() {
         channelWatermarks = Arrays.copyOf(channelWatermarks, channelWatermarks.length + 1);
         channelWatermarks[channelWatermarks.length - 1] = Long.MIN_VALUE;
@@ -104,7 +135,7 @@ final class SimTask {
         for (int i = 0; i < targets.size(); i++) {
             double sel = selectivities[i];
             if (sel > 0) {
-                long room = Math.max(0, capacity - targets.get(i).queue.records());
+                long room = Math.max(0, capacity - targets.get(i).queue.records() - buffered(i));
                 n = Math.min(n, (long) Math.floor(room / sel));
             }
         }
@@ -217,7 +248,7 @@ final class SimTask {
             long whole = (long) Math.floor(emitted[i]);
             if (whole > 0) {
                 emitted[i] -= whole;
-                targets.get(i).queue.pushRecords(eventTime, whole, now);
+                outputTo(i).pushRecords(eventTime, whole, now);
                 recordsOut += whole;
             }
         }
@@ -287,7 +318,7 @@ final class SimTask {
 
     private void forward(long wm, long now) {
         for (int i = 0; i < targets.size(); i++) {
-            targets.get(i).queue.pushWatermark(wm, targetChannels.get(i), now);
+            outputTo(i).pushWatermark(wm, targetChannels.get(i), now);
         }
     }
 

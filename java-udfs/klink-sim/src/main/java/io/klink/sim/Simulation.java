@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 /**
  * A deterministic simulation of a bench run: the generator's events arrive in each query's Kafka backlog, the
@@ -30,9 +31,12 @@ public final class Simulation {
     private final List<SimTask> allTasks = new ArrayList<>();
     private final List<Arrivals> arrivals = new ArrayList<>();
     private final Forwarding forwarding = new Forwarding();
+    private final List<SimTask> buffered = new ArrayList<>();  // tasks whose outputs wait for their flusher
+    private final SplittableRandom flushPhases;
 
     public Simulation(SimSpec spec) {
         this.spec = spec;
+        this.flushPhases = new SplittableRandom(spec.seed() ^ 0x5EEDF1A5L);
         for (int n = 0; n < spec.nodes(); n++) {
             nodes.add(new Node(spec, policy(), maxRunning(), n, spec.forwarding() ? forwarding : null));
         }
@@ -89,6 +93,10 @@ public final class Simulation {
         }
         for (SimTask task : byRole.values()) {
             nodes.get(task.node).add(task);
+            if (spec.bufferTimeoutMs() > 0 && !task.targets.isEmpty()) {
+                task.bufferOutputs(flushPhases.nextLong(spec.bufferTimeoutMs()));
+                buffered.add(task);
+            }
             forwarding.register(task);
             allTasks.add(task);
             if (task.isSource()) {
@@ -115,6 +123,11 @@ public final class Simulation {
             for (; now < cap; now++) {
                 for (int q = 0; q < sources.size(); q++) {
                     arrivals.get(q).deliver(now, sources.get(q).queue);
+                }
+                for (SimTask t : buffered) {
+                    if ((now - start) % spec.bufferTimeoutMs() == t.flushPhaseMs) {
+                        t.flushOutputs(now);
+                    }
                 }
                 boolean cycle = (now - start) % cycleMs == 0;
                 boolean watermarkTick = (now - start) % spec.watermarkIntervalMs() == 0;

@@ -30,7 +30,7 @@ class SimulationTest {
                     new SimSpec.Task("window", "window", 2000, 1000, 1000, 0, 0, 10, true, List.of()))));
         }
         return new SimSpec("t-" + policy, 7, 1_800_000_000_000L, 8000, 2000, 20_000, 450, policy,
-                Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0.0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
+                Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
                 50_000, 10_000, 0, 100, 200, delay, null, rate, 1, "query", true, qs).checked();
     }
 
@@ -69,6 +69,39 @@ class SimulationTest {
         assertEquals(16_000L, sim.get("simulated_events"));
         assertEquals("every expected window fired", Files.readString(dir.resolve("drain.json")).lines()
                 .filter(l -> l.contains("stopped_by")).findFirst().orElseThrow().split("\"")[3]);
+    }
+
+    @Test
+    void theOutputFlusherHoldsTheSweepingWatermarkUpToOneBufferTimeout() throws IOException {
+        SimSpec at = spec("default", 2, 1000, 1.0, "credit", "const:0ms");
+        double atOnce = meanLatencyOf(at, "at-once");
+        SimSpec flushed = with(at, Map.of("bufferTimeoutMs", 100));
+        double held = meanLatencyOf(flushed, "flushed");
+        assertTrue(held > atOnce + 10 && held <= atOnce + 100, "one exchange, flushed every 100 ms: " + held + " vs "
+                + atOnce);
+        new Simulation(flushed).run(dir.resolve("again"));
+        assertEquals(Files.readString(dir.resolve("flushed").resolve("latency.csv")),
+                Files.readString(dir.resolve("again").resolve("latency.csv")), "the flushers' phases come from the seed");
+    }
+
+    @Test
+    void otherThreadsBurstsDelayTheTasksButNotTheSchedulerCycles() throws IOException {
+        SimSpec base = with(spec("rr", 4, 1000, 0.25, "credit", "uniform:0-300ms"),
+                Map.of("backgroundCpuFraction", 0.4, "backgroundBurstMs", 40.0, "cpuPeriodMs", 0));
+        new Simulation(base).run(dir.resolve("stw"));
+        SimSpec other = with(base, Map.of("otherThreadsShare", 1.0, "otherThreadsBurstMs", 40.0));
+        new Simulation(other).run(dir.resolve("other"));
+        assertTrue(maxCycleInterval(dir.resolve("stw")) >= 150, "a 40 ms burst on a quarter core stops the cycles for 160 ms");
+        assertEquals(100, maxCycleInterval(dir.resolve("other")), "bursts of other threads leave them on time");
+    }
+
+    private static long maxCycleInterval(Path run) throws IOException {
+        List<String[]> cycles = rows(run.resolve("scheduler.csv"));
+        long max = 0;
+        for (int i = 1; i < cycles.size(); i++) {
+            max = Math.max(max, Long.parseLong(cycles.get(i)[0]) - Long.parseLong(cycles.get(i - 1)[0]));
+        }
+        return max;
     }
 
     @Test
