@@ -3,25 +3,22 @@ model"): simulates one validation's sweep (klinkctl.sim.validation) with extra s
 and cell, the mean and p99 SWM latency and the scheduler's light-cycle fraction and cycle intervals (mean, p99),
 the simulated beside the real sweep's (their summary.json "scheduler" sections, mean over runs).
 
-    python benchmarks/sim_stall_fit.py 8q-zipf-0.9 --set stall-model=gc --set background-burst-ms=30 \
-        --variants klink rr
+    python benchmarks/sim_stall_fit.py 8q-zipf-0.9 --set background-burst-ms=20 --set other-threads-share=0.75 \
+        --set other-threads-burst-ms=80 --set network-flush=100ms --variants klink rr
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-from klinkctl.paths import PROJECT_ROOT
 from klinkctl.results.sweep_table import CELLS_FILE
-from klinkctl.sim.validation import TOLERANCE, VALIDATIONS, same_ranking
+from klinkctl.sim.validation import TOLERANCE, VALIDATIONS, Validation, run_sweep, same_ranking
 
 SCHEDULER_STATS = ("light_cycle_fraction", "mean_cycle_interval_ms", "p99_cycle_interval_ms")
 
@@ -51,8 +48,7 @@ def per_cell(sweep_dir: Path) -> pd.DataFrame:
     return cells[keys + ["mean_ms", "mean_ci_low", "mean_ci_high", "p99_ms"]].merge(stats, on=keys, how="left")
 
 
-def simulated(validation_name: str, settings: dict, variants: list[str] | None) -> pd.DataFrame:
-    (validation,) = [v for v in VALIDATIONS if v.name == validation_name]
+def simulated(validation: Validation, settings: dict, variants: list[str] | None) -> pd.DataFrame:
     config = yaml.safe_load(validation.sim_config.read_text())
     config["fixed"].update(settings)
     if variants:
@@ -60,18 +56,13 @@ def simulated(validation_name: str, settings: dict, variants: list[str] | None) 
     with tempfile.TemporaryDirectory() as work:
         path = Path(work) / "sweep.yaml"
         path.write_text(yaml.safe_dump(config))
-        done = subprocess.run([sys.executable, "-m", "klinkctl", "sweep", str(path), "--results", work],
-                              capture_output=True, text=True, cwd=PROJECT_ROOT, check=False)
-        if done.returncode != 0:
-            sys.exit(f"sweep failed: {(done.stderr or done.stdout)[-500:]}")
-        (directory,) = [p for p in Path(work).iterdir() if p.is_dir()]
-        return per_cell(directory)
+        return per_cell(run_sweep(path, Path(work)))
 
 
 def compare(validation_name: str, settings: dict, variants: list[str] | None) -> pd.DataFrame:
     (validation,) = [v for v in VALIDATIONS if v.name == validation_name]
     real = per_cell(validation.real_sweep)
-    sim = simulated(validation_name, settings, variants).drop(columns=["mean_ci_low", "mean_ci_high"])
+    sim = simulated(validation, settings, variants).drop(columns=["mean_ci_low", "mean_ci_high"])
     keys = [key for key in ("variant", "rate") if key in sim]
     table = real.merge(sim, on=keys, suffixes=("_real", "_sim"))
     table["mean_err"] = table["mean_ms_sim"] / table["mean_ms_real"] - 1

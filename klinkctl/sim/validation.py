@@ -73,14 +73,19 @@ def same_ranking(table: pd.DataFrame) -> bool:
     return True
 
 
-def simulate_sweep(config: Path, results: Path) -> pd.DataFrame:
-    """Runs a simulate sweep (`klinkctl sweep`, as a user would) and returns its cells."""
+def run_sweep(config: Path, results: Path) -> Path:
+    """Runs a simulate sweep (`klinkctl sweep`, as a user would) into results and returns its directory."""
     done = subprocess.run([sys.executable, "-m", "klinkctl", "sweep", str(config), "--results", str(results)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise KlinkError(f"klinkctl sweep {config} exited {done.returncode}: {(done.stderr or done.stdout)[-300:]}")
     (directory,) = [p for p in results.iterdir() if p.is_dir()]
-    return pd.read_csv(directory / CELLS_FILE)
+    return directory
+
+
+def simulate_sweep(config: Path, results: Path) -> pd.DataFrame:
+    """Runs a simulate sweep and returns its cells."""
+    return pd.read_csv(run_sweep(config, results) / CELLS_FILE)
 
 
 def validate(validation: Validation, work: Path) -> pd.DataFrame:
