@@ -177,13 +177,17 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     if not intervals.empty:
         overhead["mean_cycle_interval_ms"] = float(intervals.mean())
         overhead["p99_cycle_interval_ms"] = float(intervals.quantile(0.99))
-    if "gc_ms" in scheduler and not intervals.empty:
-        # A garbage collection stops every Java thread, the scheduler's and its tasks' alike: the interval less the
-        # collection time inside it is how late the thread was for want of the CPU the tasks had.
-        beyond_gc = (intervals - scheduler["gc_ms"].loc[intervals.index]).clip(lower=0)
-        overhead["p99_cycle_interval_beyond_gc_ms"] = float(beyond_gc.quantile(0.99))
-        if span_ms > 0:
-            overhead["gc_stall_fraction"] = float(scheduler["gc_ms"].iloc[1:].sum() / span_ms)
+    # A garbage collection stops every Java thread, the scheduler's and its tasks' alike: the interval less the
+    # collection time inside it is how late the thread was for want of the CPU the tasks had. safepoint_ms counts
+    # every stop of the world (reaching it too), G1's remark and cleanup pauses included, which gc_ms misses.
+    for stall, name in (("gc_ms", "gc"), ("safepoint_ms", "safepoint")):
+        if stall in scheduler and not intervals.empty and (scheduler[stall] >= 0).all():
+            beyond = (intervals - scheduler[stall].loc[intervals.index]).clip(lower=0)
+            overhead[f"p99_cycle_interval_beyond_{name}_ms"] = float(beyond.quantile(0.99))
+            if span_ms > 0:
+                overhead[f"{name}_stall_fraction"] = float(scheduler[stall].iloc[1:].sum() / span_ms)
+    if "harness_ms" in scheduler:  # the thread's once-a-second exchange with klinkctl (control, rows), in its time
+        overhead["max_harness_ms"] = float(scheduler["harness_ms"].max())
     if "cycle_cpu_ns" in scheduler:  # the scheduler thread's own CPU time (-1: the JVM cannot measure it)
         cpu_ns = scheduler["cycle_cpu_ns"][scheduler["cycle_cpu_ns"] >= 0]
         if not cpu_ns.empty:

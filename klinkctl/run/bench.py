@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +134,14 @@ def drain_ms(config: RunSpec) -> int:
     return int(config.network_delay.quantile_ms(0.999)) + config.watermark_bound_ms + config.watermark_interval_ms + 2000
 
 
+def combiner_hold_ms(config: RunSpec, channel: scheduler_control.ControlChannel | None) -> int:
+    """How long after its last input a rides combiner may still hold a partial (0 without one): local-global's
+    fixed interval, or AdCom's latest λ, which a surge can push past the window's length (docs/combiner.md)."""
+    if config.workload != "rides" or config.combiner == "none":
+        return 0
+    return max(config.combiner_interval_ms, channel.combiner_hold_ms() if channel is not None else 0)
+
+
 def progress_after_end_ms(config: RunSpec) -> int:
     """Event time the generator's progress records cover after its last event: the watermark bound B moves the
     source's watermark past the end; the delay's tail covers a K-Slack sampler, whose slack is the largest delay."""
@@ -200,7 +209,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             _follow(spec, config, job_id, gen, collector, start_at_ms, progress, stack_processes)
             span = (warmup_until_ms, start_at_ms + config.duration_ms)
             if await_last_windows:
-                _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress)
+                _await_last_windows(spec, config, job_id, plan, collector, sampler, span, run_dir, progress,
+                                    lambda: combiner_hold_ms(config, channel))
             else:
                 write_json(run_dir / "drain.json", {"waited_ms": 0, "stopped_by": "not awaited (warm-up run)"})
         except KeyboardInterrupt:
@@ -285,14 +295,15 @@ STALL_MS = 10_000
 
 def _await_last_windows(spec: StackSpec, config: RunSpec, job_id: str, plan: common.Plan,
                         collector: MetricsCollector, sampler: ResourceSampler, span: tuple[int, int], run_dir: Path,
-                        progress: Progress) -> None:
-    """After the generator's end, until every window the run must measure has fired: at least the drain time,
+                        progress: Progress, held_ms: Callable[[], int] = lambda: 0) -> None:
+    """After the generator's end, until every window the run must measure has fired: at least the drain time
+    (plus what a combiner may still hold, `held_ms`),
     longer while the sources still work off a backlog or windows still fire (so the wait scales with the
     backlog), never past the cap. What it waited and why it stopped goes to drain.json (summary.json `drain`)."""
     expected = windows.expected_by_query(config.to_dict(), {q.id: q.window_offset_ms for q in plan.queries}, span)
     sent = generator.summary(run_dir).get("events_sent") or 0
     started = time.time() * 1000
-    floor, cap = max(started, span[1] + drain_ms(config)), started + drain_cap_ms(config)
+    cap = started + drain_cap_ms(config)
     backlog_at_end = backlog = None
     last_read, last_change = -1.0, started
     while True:
@@ -307,6 +318,7 @@ def _await_last_windows(spec: StackSpec, config: RunSpec, job_id: str, plan: com
         if progress_seen != last_read:
             last_read, last_change = progress_seen, now
         stalled = now - last_change >= STALL_MS
+        floor = span[1] + drain_ms(config) + held_ms()
         if (expected and not missing) or now >= cap or (now >= floor and (stalled or (not expected and not backlog))):
             break
         state = flink_jobs.job_state(spec, job_id)

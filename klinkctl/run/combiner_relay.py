@@ -50,6 +50,12 @@ class Intervals:
             changed = self._changed.wait_for(lambda: self._period(query, seen) != seen, wait_s)
             return self._latest[query][1] if changed else ""
 
+    def longest_ms(self) -> int:
+        """The longest of the queries' latest intervals (0 before any): how long a combiner may still hold a
+        partial after its input ended."""
+        with self._changed:
+            return max((json.loads(text)["intervalMs"] for _, text in self._latest.values()), default=0)
+
     def _period(self, query: str, default: int) -> int:
         return self._latest[query][0] if query in self._latest else default
 

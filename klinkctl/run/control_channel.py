@@ -74,6 +74,10 @@ class ControlChannel:
         self._server = _listen(spec, self)
         threading.Thread(target=self._server.serve_forever, name="control-channel", daemon=True).start()
 
+    def combiner_hold_ms(self) -> int:
+        """How long the run's combiners may hold a partial: the longest interval their controllers last set."""
+        return self._intervals.longest_ms()
+
     def answer(self, method: str, target: str, body: bytes) -> str:
         """The reply to one request; raises Refused for anything but a well-formed request of this stack's run."""
         url = urlsplit(target)

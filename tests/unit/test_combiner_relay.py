@@ -62,3 +62,33 @@ def test_a_malformed_interval_is_refused_in_one_line(body: str, reason: str) -> 
 def test_only_the_intervals_keys_are_relayed() -> None:
     assert parse_interval(' {"fromMs": 3, "period": 2, "intervalMs": 1}') == (
         2, '{"period": 2, "intervalMs": 1, "fromMs": 3}')
+
+
+def test_the_longest_latest_interval_is_what_a_drain_waits_for() -> None:
+    intervals = Intervals()
+    assert intervals.longest_ms() == 0
+    intervals.publish("q00", _interval(1, 9000))
+    intervals.publish("q00", _interval(2, 400))  # only each query's latest counts
+    intervals.publish("q01", _interval(1, 2500))
+    assert intervals.longest_ms() == 2500
+
+
+def test_a_run_waits_for_what_its_combiner_may_still_hold() -> None:
+    from klinkctl.run.bench import combiner_hold_ms
+    from klinkctl.run.config import resolve
+
+    class Channel:  # the run's control channel, with the λ a controller set last (none: 0)
+        def __init__(self, latest_ms: int) -> None:
+            self.latest_ms = latest_ms
+
+        def combiner_hold_ms(self) -> int:
+            return self.latest_ms
+
+    def hold(latest_ms: int = 0, **options: str) -> int:
+        return combiner_hold_ms(resolve(None, options), Channel(latest_ms))
+
+    assert hold(workload="ysb") == 0
+    assert hold(workload="rides", combiner="none") == 0
+    assert hold(workload="rides", combiner="local-global", combiner_interval="3s") == 3000
+    assert hold(7000, workload="rides", combiner="adcom") == 7000  # λ grew past its initial 500 ms
+    assert hold(0, workload="rides", combiner="adcom") == 500

@@ -44,6 +44,7 @@ public final class KlinkAgent {
         if (instrumentation != null) {
             try {
                 installAdvice(instrumentation);
+                Safepoints.open(instrumentation);
                 HarnessChannel channel = options.channel(hostName() + ":" + pid, version);
                 if (channel != null) {
                     new SchedulerThread(channel, Scheduler.forTaskManager(channel)).start();

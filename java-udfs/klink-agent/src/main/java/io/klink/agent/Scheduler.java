@@ -31,7 +31,7 @@ public final class Scheduler {
 
     public static final String CSV_HEADER =
             "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms,remote_tasks,"
-            + "source_records_in,task_cpu_ns";
+            + "source_records_in,task_cpu_ns,safepoint_ms,harness_ms";
     public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
@@ -57,6 +57,10 @@ public final class Scheduler {
     private int maxReporting;
     /** The JVM's total collection time at the previous cycle (-1 before the first): see {@link #gcMsSinceLastCycle}. */
     private long lastGcMs = -1;
+    /** The JVM's total safepoint time at the previous cycle (-1 before the first or where unknown). */
+    private long lastSafepointMs = -1;
+    /** Time this thread spent exchanging with klinkctl (control, rows) since the previous cycle. */
+    private long harnessNs;
 
     public Scheduler(Supplier<List<TaskHandle>> registry, ToLongFunction<Thread> cpuTime, int defaultCores,
                      Function<RunControl, RunOutput> outputs) {
@@ -212,6 +216,9 @@ public final class Scheduler {
         long t0 = System.nanoTime();
         long cpu0 = cpuTime.applyAsLong(Thread.currentThread());
         long gcMs = gcMsSinceLastCycle();
+        long safepointMs = safepointMsSinceLastCycle();
+        long harnessMs = harnessNs / 1_000_000;
+        harnessNs = 0;
         List<TaskHandle> handles = registry.get();
         List<TaskInfo> infos = new ArrayList<>(handles.size());
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
@@ -265,7 +272,8 @@ public final class Scheduler {
         output.append("scheduler.csv", CSV_HEADER, nowMs + "," + policy.name() + "," + handles.size() + "," + running + "," + paused + ","
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
-                memoryUsed) + "," + cycleCpuNs + "," + gcMs + "," + remote.size() + "," + sourceRecordsIn + "," + taskCpuNs);
+                memoryUsed) + "," + cycleCpuNs + "," + gcMs + "," + remote.size() + "," + sourceRecordsIn + "," + taskCpuNs
+                + "," + safepointMs + "," + harnessMs);
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
@@ -339,6 +347,22 @@ public final class Scheduler {
         long since = lastGcMs < 0 ? 0 : total - lastGcMs;
         lastGcMs = total;
         return since;
+    }
+
+    /**
+     * Milliseconds the JVM held every thread at safepoints since the previous cycle (0 at the first, -1 where the
+     * JVM does not say): collections and every other stop of the world ({@link Safepoints}).
+     */
+    private long safepointMsSinceLastCycle() {
+        long total = Safepoints.totalMs();
+        long since = total < 0 ? -1 : lastSafepointMs < 0 ? 0 : total - lastSafepointMs;
+        lastSafepointMs = total;
+        return since;
+    }
+
+    /** The scheduler thread spent this long talking to klinkctl (SchedulerThread's poll and flush). */
+    void addHarnessTime(long ns) {
+        harnessNs += ns;
     }
 
     /** Sends this TaskManager's tasks, adds the other TaskManagers' tasks of its queries; returns their ids. */

@@ -37,9 +37,11 @@ public final class SchedulerThread extends Thread {
             try {
                 long now = System.currentTimeMillis();
                 if (now >= nextPoll) {
+                    long t0 = System.nanoTime();
                     poll();
                     scheduler.observeTasks();
                     scheduler.flush();
+                    scheduler.addHarnessTime(System.nanoTime() - t0);
                     nextPoll = now + POLL_MS;
                 }
                 if (scheduler.active()) {

@@ -264,6 +264,21 @@ class SchedulerTest {
     }
 
     @Test
+    void eachRowSaysHowLongTheThreadTalkedToKlinkctlSinceTheLastOne() {
+        addTasks(1);
+        scheduler.apply(new RunControl("rr", Map.of("C", "1"), "run"));
+        scheduler.addHarnessTime(30_000_000);
+        scheduler.addHarnessTime(12_500_000);
+        scheduler.cycle(1000);
+        scheduler.cycle(1120);
+        String[] first = lines("run", "scheduler.csv").get(1).split(",", -1);
+        String[] second = lines("run", "scheduler.csv").get(2).split(",", -1);
+        assertEquals("42", first[15]);
+        assertEquals("0", second[15]);
+        assertEquals("-1", first[14]); // no Instrumentation opened HotSpot's safepoint totals in a unit test
+    }
+
+    @Test
     void withoutForwardingNothingIsExchanged() {
         addTasks(2);
         scheduler.apply(new RunControl("klink", Map.of("C", "1"), "run"));
