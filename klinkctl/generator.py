@@ -46,8 +46,10 @@ class GeneratorOptions(Section):
                               "[const, or the preset's]")
     rate_schedule: str = option("steady", "The rate over the run, for every workload: steady (--rate throughout), "
                                 "surge:<k>x@<start>+<length> (k x --rate from start for length, e.g. "
-                                "surge:4x@10s+10s) or ramp:<k>x (linear from --rate to k x --rate over --duration, "
-                                "e.g. ramp:4x). The generator's lag and rate checks follow the schedule.")
+                                "surge:4x@10s+10s), bursts:<k>x@<period>+<length> (k x --rate in the first length "
+                                "of every period, e.g. bursts:3x@10s+2s) or ramp:<k>x (linear from --rate to k x "
+                                "--rate over --duration, e.g. ramp:4x). The generator's lag and rate checks follow "
+                                "the schedule.")
     seed: int = option(42, "Seed of events, campaigns and window offsets.")
     generator_cpus: str = option("", "Pin the event generator to these cores, e.g. 0 (taskset). [not pinned]")
     pack_bytes: int = option(65536, "The events a query gets in one send burst travel in one Kafka record of at "

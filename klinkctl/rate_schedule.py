@@ -6,6 +6,8 @@ The rate at time t of the run is `--rate` x m(t), m piecewise linear:
 
 - `steady`: m = 1;
 - `surge:<k>x@<start>+<length>`: m = k from start for length, 1 elsewhere (the surge must end within the run);
+- `bursts:<k>x@<period>+<length>`: m = k in the first length of every period ([n·period, n·period + length)),
+  1 elsewhere (length < period);
 - `ramp:<k>x`: m grows linearly from 1 at the start to k at the end of the run (`--duration`).
 
 Durations need a unit (`10s`, `500ms`; 0 needs none), k is a number in (0, 1000].
@@ -26,18 +28,19 @@ MAX_FACTOR = 1000.0
 MAX_RATE: int = catalog.generator()["maxRate"]
 FORMS = ", ".join(kind["form"] if kind["form"] == kind["example"] else f"{kind['form']} (e.g. {kind['example']})"
                   for kind in catalog.rate_schedules())
-_SURGE = re.compile(r"surge:([^@+]+)x@([^@+]+)\+([^@+]+)")
+_WINDOWED = re.compile(r"(surge|bursts):([^@+]+)x@([^@+]+)\+([^@+]+)")  # surge@start+length, bursts@period+length
 _RAMP = re.compile(r"ramp:([^@+]+)x")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 
 
 @dataclass(frozen=True)
 class RateSchedule:
-    kind: str  # steady, surge, ramp
+    kind: str  # steady, surge, bursts, ramp
     factor: float = 1.0
     start_ms: int = 0  # surge only
-    length_ms: int = 0  # surge only
+    length_ms: int = 0  # surge, bursts: how long each window at k x --rate lasts
     duration_ms: int = 0  # the run's: a ramp spans it
+    period_ms: int = 0  # bursts only
 
     @property
     def spec(self) -> str:
@@ -46,26 +49,34 @@ class RateSchedule:
             return "steady"
         if self.kind == "ramp":
             return f"ramp:{_num(self.factor)}x"
-        return f"surge:{_num(self.factor)}x@{_format_ms(self.start_ms)}+{_format_ms(self.length_ms)}"
+        at = self.period_ms if self.kind == "bursts" else self.start_ms
+        return f"{self.kind}:{_num(self.factor)}x@{_format_ms(at)}+{_format_ms(self.length_ms)}"
 
     def multiplier(self, t_ms: float) -> float:
         """m(t): the rate at `t_ms` into the run over `--rate`."""
-        if self.kind == "surge":
-            return self.factor if self.start_ms <= t_ms < self.start_ms + self.length_ms else 1.0
+        if self.kind in ("surge", "bursts"):
+            phase = t_ms % self.period_ms if self.kind == "bursts" else t_ms
+            return self.factor if self.start_ms <= phase < self.start_ms + self.length_ms else 1.0
         if self.kind == "ramp":
             return 1.0 + (self.factor - 1.0) * min(max(t_ms, 0.0), self.duration_ms) / self.duration_ms
         return 1.0
 
     def base_ms(self, t_ms: float) -> float:
         """W(t) = ∫₀ᵗ m: the time the base rate would need for the events scheduled by `t_ms`."""
-        if self.kind == "surge":
-            inside = min(max(t_ms - self.start_ms, 0.0), self.length_ms)
-            return t_ms + (self.factor - 1.0) * inside
+        if self.kind in ("surge", "bursts"):
+            return t_ms + (self.factor - 1.0) * self._surging_ms(t_ms)
         if self.kind == "ramp":
             x = min(t_ms, self.duration_ms)
             ramped = x + (self.factor - 1.0) * x * x / (2 * self.duration_ms)
             return ramped + self.factor * max(t_ms - self.duration_ms, 0.0)
         return t_ms
+
+    def _surging_ms(self, t_ms: float) -> float:
+        """How much of [0, t_ms) runs at k x --rate (surge, bursts): whole periods in O(1), then the partial one."""
+        if self.kind == "bursts":
+            periods, phase = divmod(t_ms, self.period_ms)
+            return periods * self.length_ms + min(phase, self.length_ms)
+        return min(max(t_ms - self.start_ms, 0.0), self.length_ms)
 
     def events(self, from_ms: float, to_ms: float, rate: float) -> float:
         """Events per query a rate of `rate` events/s scheduled in [from_ms, to_ms) of the run."""
@@ -86,18 +97,27 @@ def parse(spec: str, duration_ms_: int) -> RateSchedule:
     text = str(spec).strip()
     if text == "steady":
         return RateSchedule("steady", duration_ms=duration_ms_)
-    if surge := _SURGE.fullmatch(text):
-        factor = _factor(surge.group(1), text)
-        start, length = _duration(surge.group(2), text), _duration(surge.group(3), text)
-        if length <= 0:
-            raise KlinkError(f"--rate-schedule {text}: the surge's length must be > 0")
-        if start + length > duration_ms_:
-            raise KlinkError(f"--rate-schedule {text}: the surge ends at {_format_ms(start + length)}, after the "
-                             f"run's {_format_ms(duration_ms_)} (--duration)")
-        return RateSchedule("surge", factor, start, length, duration_ms_)
+    if windowed := _WINDOWED.fullmatch(text):
+        return _windowed(windowed.group(1), _factor(windowed.group(2), text), _duration(windowed.group(3), text),
+                         _duration(windowed.group(4), text), text, duration_ms_)
     if ramp := _RAMP.fullmatch(text):
         return RateSchedule("ramp", _factor(ramp.group(1), text), duration_ms=duration_ms_)
     raise KlinkError(f"invalid --rate-schedule {str(spec)!r}; expected {FORMS}; durations need a unit")
+
+
+def _windowed(kind: str, factor: float, at: int, length: int, text: str, duration_ms_: int) -> RateSchedule:
+    """A surge (k x --rate from `at` for `length`) or bursts (k x --rate for `length` every `at`)."""
+    if length <= 0:
+        raise KlinkError(f"--rate-schedule {text}: the {'burst' if kind == 'bursts' else kind}'s length must be > 0")
+    if kind == "bursts":
+        if at <= length:
+            raise KlinkError(f"--rate-schedule {text}: the period ({_format_ms(at)}) must be longer than the burst "
+                             f"({_format_ms(length)})")
+        return RateSchedule("bursts", factor, 0, length, duration_ms_, period_ms=at)
+    if at + length > duration_ms_:
+        raise KlinkError(f"--rate-schedule {text}: the surge ends at {_format_ms(at + length)}, after the "
+                         f"run's {_format_ms(duration_ms_)} (--duration)")
+    return RateSchedule("surge", factor, at, length, duration_ms_)
 
 
 def _factor(text: str, spec: str) -> float:

@@ -28,6 +28,8 @@ def test_canonical_forms() -> None:
     assert parse("surge:4x@10s+10000ms", 30_000).spec == "surge:4x@10s+10s"
     assert parse("surge:2.5x@0s+1.5s", 30_000).spec == "surge:2.5x@0+1500ms"
     assert parse("ramp:4.0x", 30_000).spec == "ramp:4x"
+    assert parse("bursts:3.0x@10000ms+2s", 30_000).spec == "bursts:3x@10s+2s"
+    assert parse("bursts:0.5x@1.5s+500ms", 30_000).spec == "bursts:0.5x@1500ms+500ms"
 
 
 @pytest.mark.parametrize("bad, expected", [
@@ -46,6 +48,14 @@ def test_canonical_forms() -> None:
     ("ramp:4", "invalid --rate-schedule"),
     ("ramp:4x@1s", "invalid --rate-schedule"),
     ("steady:1", "invalid --rate-schedule"),
+    ("bursts:3x@10s", "invalid --rate-schedule"),
+    ("bursts:3@10s+2s", "invalid --rate-schedule"),
+    ("bursts:3x@10+2s", "'10' has no unit"),
+    ("bursts:3x@10s+0", "the burst's length must be > 0"),
+    ("bursts:3x@2s+2s", "the period (2s) must be longer than the burst (2s)"),
+    ("bursts:3x@1s+2s", "must be longer than the burst"),
+    ("bursts:0x@10s+2s", "factor must be a number in (0, 1000]"),
+    ("bursts:1001x@10s+2s", "factor must be"),
 ])
 def test_bad_schedules_are_one_line(bad: str, expected: str) -> None:
     with pytest.raises(KlinkError) as refused:
@@ -65,6 +75,45 @@ def test_a_surge_adds_k_minus_one_times_its_length_of_events(factor: float, star
     assert surge.events(start_s * 1000, start_s * 1000 + 1000, rate) == pytest.approx(rate * factor)
     assert surge.multiplier(start_s * 1000 - 1) == 1.0 and surge.multiplier((start_s + length_s) * 1000) == 1.0
     assert surge.mean_multiplier() == pytest.approx(surge.events(0, duration, rate) / (rate * duration / 1000))
+
+
+@given(factor=st.integers(1, 400).map(lambda n: n / 4), period_ms=st.integers(2, 20_000), data=st.data(),
+       duration=st.integers(1, 200_000), rate=st.integers(1, 100_000))
+def test_bursts_repeat_a_surge_every_period_and_their_integral_is_exact(factor: float, period_ms: int, data,
+                                                                         duration: int, rate: int) -> None:
+    length = data.draw(st.integers(1, period_ms - 1))
+    bursts = parse(f"bursts:{factor}x@{period_ms}ms+{length}ms", duration)
+    assert parse(bursts.spec, duration) == bursts and bursts.peak_multiplier() == max(1.0, factor)
+    n = data.draw(st.integers(0, 50))
+    assert bursts.multiplier(n * period_ms) == factor and bursts.multiplier(n * period_ms + length - 0.5) == factor
+    assert bursts.multiplier(n * period_ms + length) == 1.0 and bursts.multiplier((n + 1) * period_ms - 0.5) == 1.0
+    whole, partial = divmod(duration, period_ms)  # the last period may be cut short, in or after its burst
+    expected = duration + (factor - 1) * (whole * length + min(partial, length))
+    assert bursts.base_ms(duration) == pytest.approx(expected)
+    assert bursts.events(0, duration, rate) == pytest.approx(rate * expected / 1000)
+    assert bursts.mean_multiplier() == pytest.approx(expected / duration)
+    low, high = sorted(data.draw(st.floats(0, 1e6)) for _ in range(2))
+    assert bursts.base_ms(low) <= bursts.base_ms(high)
+
+
+@given(factor=st.integers(1, 4000).map(lambda n: n / 4), period_ms=st.integers(2, 20_000),
+       fraction=st.floats(0, 1), periods=st.floats(0, 50), later=st.floats(1e-3, 1e4))
+def test_bursts_integral_is_the_sum_over_its_windows_and_strictly_increasing(factor: float, period_ms: int,
+                                                                             fraction: float, periods: float,
+                                                                             later: float) -> None:
+    length = max(1, min(period_ms - 1, round(fraction * period_ms)))
+    bursts = parse(f"bursts:{factor}x@{period_ms}ms+{length}ms", 1000)
+    t = periods * period_ms
+    assert bursts.base_ms(t) == pytest.approx(_window_by_window(factor, period_ms, length, t), rel=1e-12, abs=1e-9)
+    assert bursts.base_ms(t + later) > bursts.base_ms(t), "W is strictly increasing, so W⁻¹ exists"
+
+
+def _window_by_window(factor: float, period: int, length: int, t: float) -> float:
+    """∫₀ᵗ m, one burst and one gap after the other (the O(periods) reference for the O(1) arithmetic)."""
+    def overlap(low: float, high: float) -> float:
+        return max(0.0, min(high, t) - low)
+    return sum(factor * overlap(n * period, n * period + length) + overlap(n * period + length, (n + 1) * period)
+               for n in range(int(t // period) + 1))
 
 
 @given(factor=st.integers(1, 400).map(lambda n: n / 4), duration_s=st.integers(1, 600),
@@ -96,6 +145,8 @@ def test_the_run_spec_checks_the_schedule_against_duration_and_rate() -> None:
         resolve(None, {"rate_schedule": "surge:4x@8s+3s", "duration": "10s", "warmup": "1s"})
     with pytest.raises(KlinkError, match="above the generator's"):
         resolve(None, {"rate_schedule": "ramp:1000x", "rate": "2000000"})
+    with pytest.raises(KlinkError, match="bursts:1000x@10s\\+1s takes --rate 2000000 above the generator's"):
+        resolve(None, {"rate_schedule": "bursts:1000x@10s+1s", "rate": "2000000"})
 
 
 def test_bench_refuses_a_bad_schedule_before_anything_starts(tmp_path) -> None:

@@ -7,6 +7,8 @@ import java.util.regex.Pattern;
 /**
  * How the rate changes over a run: {@code --rate} times a multiplier m(t) that is piecewise linear in the run's
  * time t. {@code steady}: m = 1. {@code surge:<k>x@<start>+<length>}: m = k from start for length, 1 elsewhere.
+ * {@code bursts:<k>x@<period>+<length>}: m = k in the first length of every period, 1 elsewhere (periodic: its
+ * segments describe one period, and W and W⁻¹ step over whole periods in O(1)).
  * {@code ramp:<k>x}: m grows linearly from 1 at the start to k at the end of the run (and stays k after it).
  *
  * <p>It acts as a time warp on the base schedule: with W(t) = ∫₀ᵗ m, the event that the base rate's gap model
@@ -16,16 +18,19 @@ import java.util.regex.Pattern;
 public final class RateSchedule {
 
     public static final String EXPECTED = "expected steady, surge:<k>x@<start>+<length> (k x the rate from start "
-            + "for length, e.g. surge:4x@10s+10s) or ramp:<k>x (linear from the rate to k x the rate over the run, "
-            + "e.g. ramp:4x); durations need a unit";
+            + "for length, e.g. surge:4x@10s+10s), bursts:<k>x@<period>+<length> (k x the rate in the first length "
+            + "of every period, e.g. bursts:3x@10s+2s) or ramp:<k>x (linear from the rate to k x the rate over the "
+            + "run, e.g. ramp:4x); durations need a unit";
     /** The forms as the build's catalog lists them: name, form and example spec (each parsed by {@link #parse}). */
     public static final List<Gaps.Kind> KINDS = List.of(new Gaps.Kind("steady", "steady", "steady"),
             new Gaps.Kind("surge", "surge:<k>x@<start>+<length>", "surge:4x@10s+10s"),
-            new Gaps.Kind("ramp", "ramp:<k>x", "ramp:4x"));
+            new Gaps.Kind("ramp", "ramp:<k>x", "ramp:4x"),
+            new Gaps.Kind("bursts", "bursts:<k>x@<period>+<length>", "bursts:3x@10s+2s"));
     /** Largest factor k: keeps rate x k far inside {@link Schedule#MAX_RATE} for any sane rate. */
     public static final double MAX_FACTOR = 1000;
 
-    private static final Pattern SURGE = Pattern.compile("surge:([^@+]+)x@([^@+]+)\\+([^@+]+)");
+    /** surge:<k>x@<start>+<length> and bursts:<k>x@<period>+<length>. */
+    private static final Pattern WINDOWED = Pattern.compile("(surge|bursts):([^@+]+)x@([^@+]+)\\+([^@+]+)");
     private static final Pattern RAMP = Pattern.compile("ramp:([^@+]+)x");
     private static final double MS = 1e6;
 
@@ -36,21 +41,27 @@ public final class RateSchedule {
     private final double[] b;
     /** W at each segment's start, base-rate ns. */
     private final double[] warped;
+    /** A periodic schedule's period, ns (its segments repeat every period), else 0. */
+    private final long period;
+    /** W over one period, base-rate ns (periodic schedules only). */
+    private final double periodBase;
 
-    private RateSchedule(String spec, double[] starts, double[] a, double[] b) {
+    private RateSchedule(String spec, double[] starts, double[] a, double[] b, long period) {
         this.spec = spec;
         this.starts = starts;
         this.a = a;
         this.b = b;
+        this.period = period;
         this.warped = new double[starts.length];
         for (int i = 1; i < starts.length; i++) {
-            double x = starts[i] - starts[i - 1];
-            warped[i] = warped[i - 1] + a[i - 1] * x + b[i - 1] * x * x / 2;
+            warped[i] = warped[i - 1] + integral(i - 1, starts[i] - starts[i - 1]);
         }
+        int last = starts.length - 1;
+        this.periodBase = period == 0 ? 0 : warped[last] + integral(last, period - starts[last]);
     }
 
     public static final RateSchedule STEADY = new RateSchedule("steady", new double[] {0}, new double[] {1},
-            new double[] {0});
+            new double[] {0}, 0);
 
     /**
      * @param durationMs the run's generation time: a surge must end within it, a ramp spans it
@@ -61,31 +72,47 @@ public final class RateSchedule {
         if (s.equals("steady")) {
             return STEADY;
         }
-        Matcher surge = SURGE.matcher(s);
-        if (surge.matches()) {
-            double k = factor(surge.group(1), s);
-            long start = duration(surge.group(2), s);
-            long length = duration(surge.group(3), s);
-            if (length <= 0) {
-                throw new IllegalArgumentException("rate schedule '" + s + "': the surge's length must be > 0");
-            }
-            if (start + length > durationMs) {
-                throw new IllegalArgumentException("rate schedule '" + s + "': the surge ends at "
-                        + Durations.format(start + length) + ", after the run's " + Durations.format(durationMs));
-            }
-            String canonical = "surge:" + RandomDelays.num(k) + "x@" + Durations.format(start) + "+"
-                    + Durations.format(length);
-            return new RateSchedule(canonical, new double[] {0, start * MS, (start + length) * MS},
-                    new double[] {1, k, 1}, new double[] {0, 0, 0});
+        Matcher windowed = WINDOWED.matcher(s);
+        if (windowed.matches()) {
+            return windowed(windowed.group(1), factor(windowed.group(2), s), duration(windowed.group(3), s),
+                    duration(windowed.group(4), s), s, durationMs);
         }
         Matcher ramp = RAMP.matcher(s);
         if (ramp.matches()) {
             double k = factor(ramp.group(1), s);
             double end = durationMs * MS;
             return new RateSchedule("ramp:" + RandomDelays.num(k) + "x", new double[] {0, end},
-                    new double[] {1, k}, new double[] {(k - 1) / end, 0});
+                    new double[] {1, k}, new double[] {(k - 1) / end, 0}, 0);
         }
         throw new IllegalArgumentException("invalid rate schedule '" + text + "': " + EXPECTED);
+    }
+
+    /**
+     * A surge (k x the rate from {@code at} for {@code length} ms) or bursts (k x the rate for the first
+     * {@code length} ms of every {@code at} ms).
+     */
+    private static RateSchedule windowed(String kind, double k, long at, long length, String s, long durationMs) {
+        boolean bursts = kind.equals("bursts");
+        if (length <= 0) {
+            throw new IllegalArgumentException("rate schedule '" + s + "': the " + (bursts ? "burst" : kind)
+                    + "'s length must be > 0");
+        }
+        String canonical = kind + ":" + RandomDelays.num(k) + "x@" + Durations.format(at) + "+"
+                + Durations.format(length);
+        if (bursts) {
+            if (at <= length) {
+                throw new IllegalArgumentException("rate schedule '" + s + "': the period (" + Durations.format(at)
+                        + ") must be longer than the burst (" + Durations.format(length) + ")");
+            }
+            return new RateSchedule(canonical, new double[] {0, length * MS}, new double[] {k, 1},
+                    new double[] {0, 0}, at * 1_000_000L);
+        }
+        if (at + length > durationMs) {
+            throw new IllegalArgumentException("rate schedule '" + s + "': the surge ends at "
+                    + Durations.format(at + length) + ", after the run's " + Durations.format(durationMs));
+        }
+        return new RateSchedule(canonical, new double[] {0, at * MS, (at + length) * MS},
+                new double[] {1, k, 1}, new double[] {0, 0, 0}, 0);
     }
 
     private static double factor(String text, String spec) {
@@ -124,8 +151,9 @@ public final class RateSchedule {
 
     /** The multiplier m(t) at {@code nanos} since the start. */
     public double multiplier(long nanos) {
-        int i = segment(nanos, starts);
-        return a[i] + b[i] * (nanos - starts[i]);
+        long phase = nanos - periods(nanos) * period;
+        int i = segment(phase, starts);
+        return a[i] + b[i] * (phase - starts[i]);
     }
 
     /** The largest multiplier anywhere in the schedule (a piecewise-linear one peaks at a segment's end). */
@@ -142,9 +170,10 @@ public final class RateSchedule {
 
     /** W(t): the base-rate time, ns, that the schedule has gone through by {@code nanos} since the start. */
     public long toBase(long nanos) {
-        int i = segment(nanos, starts);
-        double x = nanos - starts[i];
-        return Math.round(warped[i] + a[i] * x + b[i] * x * x / 2);
+        long n = periods(nanos);
+        long phase = nanos - n * period;
+        int i = segment(phase, starts);
+        return Math.round(n * periodBase + warped[i] + integral(i, phase - starts[i]));
     }
 
     /** W⁻¹(u): when the schedule reaches base-rate time {@code baseNanos}, ns since the start. */
@@ -152,10 +181,22 @@ public final class RateSchedule {
         if (this == STEADY) {
             return baseNanos;
         }
-        int i = segment(baseNanos, warped);
-        double u = baseNanos - warped[i];
+        double n = period == 0 ? 0 : Math.floor(baseNanos / periodBase);
+        double phase = baseNanos - n * periodBase;
+        int i = segment(phase, warped);
+        double u = phase - warped[i];
         double x = b[i] == 0 ? u / a[i] : (Math.sqrt(a[i] * a[i] + 2 * b[i] * u) - a[i]) / b[i];
-        return Math.round(starts[i] + x);
+        return Math.round(n * period + starts[i] + x);
+    }
+
+    /** The whole periods before {@code nanos} (0 for a schedule that is not periodic). */
+    private long periods(long nanos) {
+        return period == 0 ? 0 : Math.floorDiv(nanos, period);
+    }
+
+    /** ∫ m over the first {@code x} ns of segment {@code i}. */
+    private double integral(int i, double x) {
+        return a[i] * x + b[i] * x * x / 2;
     }
 
     /** The mean multiplier over the first {@code durationMs}: the run's mean rate over {@code --rate}. */

@@ -92,6 +92,8 @@ class GeneratorArgsTest {
             "--rate 10 --rate-schedule ramp:4|--rate-schedule: invalid rate schedule 'ramp:4'",
             "--rate-schedule ramp:4x --max-rate|--rate-schedule ramp:4x needs a schedule; --max-rate has none",
             "--rate 600000000 --rate-schedule ramp:4x|--rate-schedule ramp:4x takes --rate 600000000 above 1000000000",
+            "--rate 10 --rate-schedule bursts:3x@1s+1s|--rate-schedule: rate schedule 'bursts:3x@1s+1s': the period (1s) must be longer than the burst (1s)",
+            "--rate 600000000 --rate-schedule bursts:2x@2s+1s|--rate-schedule bursts:2x@2s+1s takes --rate 600000000 above 1000000000",
     })
     void badArgumentsGiveOneLineErrors(String extra, String expected) {
         List<String> argv = new java.util.ArrayList<>(List.of(extra.split(" ")));
