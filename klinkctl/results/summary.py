@@ -186,8 +186,6 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
             overhead[f"p99_cycle_interval_beyond_{name}_ms"] = float(beyond.quantile(0.99))
             if span_ms > 0:
                 overhead[f"{name}_stall_fraction"] = float(scheduler[stall].iloc[1:].sum() / span_ms)
-    if "harness_ms" in scheduler:  # the thread's once-a-second exchange with klinkctl (control, rows), in its time
-        overhead["max_harness_ms"] = float(scheduler["harness_ms"].max())
     if "cycle_cpu_ns" in scheduler:  # the scheduler thread's own CPU time (-1: the JVM cannot measure it)
         cpu_ns = scheduler["cycle_cpu_ns"][scheduler["cycle_cpu_ns"] >= 0]
         if not cpu_ns.empty:

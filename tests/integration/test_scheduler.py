@@ -28,7 +28,7 @@ def test_round_robin_pauses_tasks_and_the_run_completes(running_stack, tmp_path)
     cycles = pd.read_csv(run_dir / "scheduler.csv")
     assert list(cycles.columns) == ["time", "policy", "tasks", "running", "paused", "cycle_ns", "decisions", "why",
                                     "memory_used", "cycle_cpu_ns", "gc_ms", "remote_tasks", "source_records_in",
-                                    "task_cpu_ns", "safepoint_ms", "harness_ms"]
+                                    "task_cpu_ns", "safepoint_ms"]
     assert (cycles["gc_ms"] >= 0).all() and cycles["gc_ms"].iloc[0] == 0  # collection time since the last cycle
     assert cycles["memory_used"].between(0, 1).all() and (cycles["memory_used"] > 0).any()  # live heap after GC
     busy_cpu = cycles.loc[cycles["tasks"] > 0, "cycle_cpu_ns"]  # the scheduler thread's own CPU, within the cycle
@@ -75,8 +75,8 @@ def test_klink_schedules_by_slack_learns_swm_arrivals_and_every_query_keeps_firi
     assert summary["scheduler"]["cycles"] == (cycles["tasks"] > 0).sum()
     overhead = summary["scheduler"]
     assert overhead["p99_cycle_interval_beyond_gc_ms"] <= overhead["p99_cycle_interval_ms"]
-    # HotSpot's safepoint totals reached the agent (a collection is a safepoint too), and its talk with klinkctl
-    assert overhead["safepoint_stall_fraction"] >= overhead["gc_stall_fraction"] * 0.9 and overhead["max_harness_ms"] >= 0
+    # HotSpot's safepoint totals reached the agent (a collection is a safepoint too)
+    assert overhead["safepoint_stall_fraction"] >= overhead["gc_stall_fraction"] * 0.9
     assert 0 <= overhead["gc_stall_fraction"] < 1
     # klinkctl set the agent's scheduler thread ahead of the tasks (root here has CAP_SYS_NICE)
     nices = yaml.safe_load((run_dir / "config.yaml").read_text())["scheduler_thread_nice"]

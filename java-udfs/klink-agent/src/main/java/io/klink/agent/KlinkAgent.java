@@ -24,7 +24,8 @@ import net.bytebuddy.utility.JavaModule;
  * {@value #VERSION_PROPERTY} and, when {@code statusDir} is given, writes {@code <pid>.json} there so
  * that {@code klinkctl status} can show which TaskManagers carry which agent version. It then installs
  * the pause gate (ByteBuddy advice on {@code StreamTask}, see {@link TaskGate}) and starts the
- * scheduler thread, idle until klinkctl's control channel gives it a run ({@link SchedulerThread}).
+ * scheduler thread, idle until klinkctl's control channel gives it a run ({@link SchedulerThread},
+ * {@link HarnessThread}).
  */
 public final class KlinkAgent {
 
@@ -47,7 +48,9 @@ public final class KlinkAgent {
                 Safepoints.open(instrumentation);
                 HarnessChannel channel = options.channel(hostName() + ":" + pid, version);
                 if (channel != null) {
-                    new SchedulerThread(channel, Scheduler.forTaskManager(channel)).start();
+                    Scheduler scheduler = Scheduler.forTaskManager(channel);
+                    new SchedulerThread(scheduler).start();
+                    new HarnessThread(channel, scheduler).start();
                 }
             } catch (Throwable t) {
                 // The agent must never stop a TaskManager from starting: without it the scheduler is off.

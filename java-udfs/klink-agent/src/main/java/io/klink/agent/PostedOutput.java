@@ -10,6 +10,10 @@ import java.util.Map;
  * A run's rows on their way to klinkctl: buffered per file, posted at every {@link #flush()} (once a second), so
  * an interrupted run keeps every row older than a second. After a failed post the rows of this run are dropped
  * and said so once: the harness is gone or no longer runs this run.
+ *
+ * <p>The scheduler thread appends while the harness thread posts: {@link #append} only waits for the buffers'
+ * lock, never for klinkctl; posts go out one at a time, in order, and the run's end ({@link #close()}) after all
+ * of them.
  */
 final class PostedOutput implements RunOutput {
 
@@ -18,7 +22,9 @@ final class PostedOutput implements RunOutput {
     private final HarnessChannel channel;
     private final String run;
     private final Map<String, Pending> pending = new LinkedHashMap<>();
-    private boolean broken;
+    /** Held while posting: one post at a time, in order. */
+    private final Object sending = new Object();
+    private volatile boolean broken;
     /** A failed exchange is said once; the next cycle tries again. */
     private boolean exchangeFailed;
 
@@ -30,19 +36,36 @@ final class PostedOutput implements RunOutput {
     @Override
     public void append(String file, String header, String row) {
         if (!broken) {
-            pending.computeIfAbsent(file, f -> new Pending(header, new ArrayList<>())).rows().add(row);
+            synchronized (pending) {
+                pending.computeIfAbsent(file, f -> new Pending(header, new ArrayList<>())).rows().add(row);
+            }
         }
     }
 
     @Override
     public void flush() {
-        for (Map.Entry<String, Pending> e : pending.entrySet()) {
-            Pending p = e.getValue();
-            if (!broken && !p.rows().isEmpty()) {
-                send("/rows", e.getKey(), p.header() + "\n" + String.join("\n", p.rows()) + "\n");
+        synchronized (sending) {
+            for (Map.Entry<String, String> body : takePending().entrySet()) {
+                if (!broken) {
+                    send("/rows", body.getKey(), body.getValue());
+                }
             }
-            p.rows().clear();
         }
+    }
+
+    /** Each file's rows appended since the last call, with its header, as one body; the buffers left empty. */
+    private Map<String, String> takePending() {
+        Map<String, String> bodies = new LinkedHashMap<>();
+        synchronized (pending) {
+            for (Map.Entry<String, Pending> e : pending.entrySet()) {
+                Pending p = e.getValue();
+                if (!p.rows().isEmpty()) {
+                    bodies.put(e.getKey(), p.header() + "\n" + String.join("\n", p.rows()) + "\n");
+                }
+                p.rows().clear();
+            }
+        }
+        return bodies;
     }
 
     @Override
@@ -60,9 +83,11 @@ final class PostedOutput implements RunOutput {
 
     @Override
     public void close() {
-        flush();
-        if (!broken) {
-            send("/done", null, "");
+        synchronized (sending) {
+            flush();
+            if (!broken) {
+                send("/done", null, "");
+            }
         }
     }
 

@@ -9,7 +9,7 @@ public interface RunOutput {
     /** Adds a row to the run's {@code file}, whose first line is {@code header}. */
     void append(String file, String header, String row);
 
-    /** Hands the rows added since the last flush on (SchedulerThread: once a second). */
+    /** Hands the rows added since the last flush on (HarnessThread: once a second). */
     void flush();
 
     /**

@@ -24,14 +24,15 @@ import java.util.function.ToLongFunction;
 
 /**
  * The scheduling cycle (paper §5): collect per-task data, ask the policy, pause (or, with
- * {@link Enforcement#PRIORITY}, demote) the rest, resume the chosen. One instance per TaskManager, driven by {@link SchedulerThread}; everything here runs on
- * that one thread.
+ * {@link Enforcement#PRIORITY}, demote) the rest, resume the chosen. One instance per TaskManager: {@link SchedulerThread}
+ * runs the cycles, {@link HarnessThread} applies klinkctl's control and hands the rows on. What changes the state is
+ * synchronized; posting rows is not ({@link RunOutput#flush()}), so a slow klinkctl never holds a cycle up.
  */
 public final class Scheduler {
 
     public static final String CSV_HEADER =
             "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms,remote_tasks,"
-            + "source_records_in,task_cpu_ns,safepoint_ms,harness_ms";
+            + "source_records_in,task_cpu_ns,safepoint_ms";
     public static final String ESTIMATOR_HEADER = EstimatorRecord.CSV_HEADER;
 
     private static final List<GarbageCollectorMXBean> GC_BEANS = ManagementFactory.getGarbageCollectorMXBeans();
@@ -41,15 +42,15 @@ public final class Scheduler {
     private final int defaultCores;
     private final Function<RunControl, RunOutput> outputs;
 
-    private RunControl control = RunControl.DEFAULT;
-    private SchedulingPolicy policy;
-    private long cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
-    private int maxRunning;
+    private volatile RunControl control = RunControl.DEFAULT;
+    private volatile SchedulingPolicy policy;
+    private volatile long cycleMs = PolicyConfig.DEFAULT_CYCLE_MS;
+    private volatile int maxRunning;
     private Enforcement enforcement = Enforcement.PAUSE;
     /** Distributed Klink: exchange task snapshots with the other TaskManagers every cycle ({@link ForwardedTasks}). */
     private boolean forward;
     /** Where the run's rows go; null without a run. */
-    private RunOutput output;
+    private volatile RunOutput output;
     /** The run's per-task totals (tasks.csv), for every policy; null without a run. */
     private TaskTotals totals;
     private long cycles;
@@ -59,8 +60,6 @@ public final class Scheduler {
     private long lastGcMs = -1;
     /** The JVM's total safepoint time at the previous cycle (-1 before the first or where unknown). */
     private long lastSafepointMs = -1;
-    /** Time this thread spent exchanging with klinkctl (control, rows) since the previous cycle. */
-    private long harnessNs;
 
     public Scheduler(Supplier<List<TaskHandle>> registry, ToLongFunction<Thread> cpuTime, int defaultCores,
                      Function<RunControl, RunOutput> outputs) {
@@ -104,7 +103,7 @@ public final class Scheduler {
      *
      * @throws IllegalArgumentException if the policy or a parameter is invalid; the scheduler is then on default
      */
-    public void apply(RunControl next) {
+    public synchronized void apply(RunControl next) {
         deactivate();
         if (next == null) {
             return;
@@ -150,15 +149,16 @@ public final class Scheduler {
         }
     }
 
-    /** Hands the rows collected since the last flush to the run's output (SchedulerThread: once a second). */
+    /** Hands the rows collected since the last flush to the run's output (HarnessThread: once a second). */
     public void flush() {
-        if (output != null) {
-            output.flush();
+        RunOutput current = output;
+        if (current != null) {
+            current.flush();
         }
     }
 
-    /** Takes the tasks' counters for the run's totals (SchedulerThread: once a second, whatever the policy). */
-    public void observeTasks() {
+    /** Takes the tasks' counters for the run's totals (HarnessThread: once a second, whatever the policy). */
+    public synchronized void observeTasks() {
         if (totals != null) {
             totals.observe(registry.get());
         }
@@ -175,7 +175,7 @@ public final class Scheduler {
     }
 
     /** Back to plain Flink: nobody pauses, every suspended task is resumed at once. */
-    public void deactivate() {
+    public synchronized void deactivate() {
         TaskGate.setActive(false);
         int resumed = 0;
         for (TaskHandle h : registry.get()) {
@@ -209,7 +209,7 @@ public final class Scheduler {
     }
 
     /** One cycle; returns the chosen task ids (empty if no policy is active). */
-    public List<String> cycle(long nowMs) {
+    public synchronized List<String> cycle(long nowMs) {
         if (policy == null) {
             return List.of();
         }
@@ -217,8 +217,6 @@ public final class Scheduler {
         long cpu0 = cpuTime.applyAsLong(Thread.currentThread());
         long gcMs = gcMsSinceLastCycle();
         long safepointMs = safepointMsSinceLastCycle();
-        long harnessMs = harnessNs / 1_000_000;
-        harnessNs = 0;
         List<TaskHandle> handles = registry.get();
         List<TaskInfo> infos = new ArrayList<>(handles.size());
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
@@ -273,7 +271,7 @@ public final class Scheduler {
                 + cycleNs + "," + decisions.toString().replace(',', '_') + ","
                 + policy.explainLastChoice().replace(',', '_') + "," + String.format(java.util.Locale.ROOT, "%.4f",
                 memoryUsed) + "," + cycleCpuNs + "," + gcMs + "," + remote.size() + "," + sourceRecordsIn + "," + taskCpuNs
-                + "," + safepointMs + "," + harnessMs);
+                + "," + safepointMs);
         if (policy instanceof KlinkPolicy klink) {
             writeEstimatorRows(klink.drainEstimatorRecords(), klink.confidence());
         }
@@ -358,11 +356,6 @@ public final class Scheduler {
         long since = total < 0 ? -1 : lastSafepointMs < 0 ? 0 : total - lastSafepointMs;
         lastSafepointMs = total;
         return since;
-    }
-
-    /** The scheduler thread spent this long talking to klinkctl (SchedulerThread's poll and flush). */
-    void addHarnessTime(long ns) {
-        harnessNs += ns;
     }
 
     /** Sends this TaskManager's tasks, adds the other TaskManagers' tasks of its queries; returns their ids. */

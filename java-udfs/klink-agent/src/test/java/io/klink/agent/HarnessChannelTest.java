@@ -26,6 +26,8 @@ class HarnessChannelTest {
     private final List<String> requests = new CopyOnWriteArrayList<>();
     private volatile int status = 200;
     private volatile String control = "";
+    /** The stand-in answers a post of rows only once this opens (a klinkctl that is slow to answer). */
+    private volatile java.util.concurrent.CountDownLatch rowsAnswered = new java.util.concurrent.CountDownLatch(0);
     private HttpServer harness;
     private HarnessChannel channel;
 
@@ -47,6 +49,13 @@ class HarnessChannelTest {
     private void answer(HttpExchange exchange) throws IOException {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI() + " " + body);
+        if (exchange.getRequestURI().getPath().equals("/rows")) {
+            try {
+                rowsAnswered.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         byte[] reply = (exchange.getRequestURI().getPath().equals("/control") && status == 200 ? control
                 : status == 200 ? "" : "not this stack's run").getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(status, reply.length == 0 ? -1 : reply.length);
@@ -87,6 +96,31 @@ class HarnessChannelTest {
     }
 
     @Test
+    void aSlowKlinkctlHoldsUpThePostNotTheRowsAppendedMeanwhileAndTheEndComesAfterEveryRow() throws Exception {
+        RunOutput out = channel.output("r1");
+        out.append("scheduler.csv", "time", "1");
+        rowsAnswered = new java.util.concurrent.CountDownLatch(1);
+        Thread poster = new Thread(out::flush);
+        poster.start();
+        while (requests.isEmpty()) {
+            Thread.sleep(5);
+        }
+        long started = System.nanoTime();
+        out.append("scheduler.csv", "time", "2"); // the scheduler thread's next cycle, while the post waits
+        assertTrue(System.nanoTime() - started < 100_000_000L, "append waited for the post");
+        Thread ender = new Thread(out::close);
+        ender.start();
+        Thread.sleep(100);
+        assertEquals(1, requests.size(), "the run's end waits for the post before it");
+        rowsAnswered.countDown();
+        poster.join(5000);
+        ender.join(5000);
+        assertEquals(3, requests.size(), requests.toString());
+        assertTrue(requests.get(1).endsWith("file=scheduler.csv time\n2\n"), requests.get(1));
+        assertTrue(requests.get(2).startsWith("POST /done?"), requests.get(2));
+    }
+
+    @Test
     void afterARefusedPostTheRunsRowsAreDropped() {
         RunOutput out = channel.output("r1");
         status = 409;
@@ -99,11 +133,11 @@ class HarnessChannelTest {
     }
 
     @Test
-    void theSchedulerThreadFollowsTheHarnessAndSendsTheRunsRowsWhenItEnds() {
+    void theHarnessThreadFollowsTheHarnessAndSendsTheRunsRowsWhenItEnds() {
         TaskHandle task = new TaskHandle(new TaskInfo("t0", "q00", "q00/window", 0, -1, false, true, false,
                 List.of()), Thread.currentThread(), new FakeProbe());
         Scheduler scheduler = new Scheduler(() -> List.of(task), t -> 0L, 1, run -> channel.output(run.run()));
-        SchedulerThread thread = new SchedulerThread(channel, scheduler);
+        HarnessThread thread = new HarnessThread(channel, scheduler);
         control = "{\"policy\": \"rr\", \"params\": {\"r\": \"80\"}, \"run\": \"r1\"}";
         thread.poll();
         assertTrue(scheduler.active());
