@@ -52,7 +52,7 @@ public final class Scheduler {
     /** Where the run's rows go; null without a run. */
     private volatile RunOutput output;
     /** The run's per-task totals (tasks.csv), for every policy; null without a run. */
-    private TaskTotals totals;
+    private volatile TaskTotals totals;
     private long cycles;
     private long suspensionsAtActivation;
     private int maxReporting;
@@ -157,10 +157,14 @@ public final class Scheduler {
         }
     }
 
-    /** Takes the tasks' counters for the run's totals (HarnessThread: once a second, whatever the policy). */
-    public synchronized void observeTasks() {
-        if (totals != null) {
-            totals.observe(registry.get());
+    /**
+     * Takes the tasks' counters for the run's totals (HarnessThread: once a second, whatever the policy). Not under
+     * the scheduler's lock: a preempted harness thread holding it would make the cycle wait behind the tasks.
+     */
+    public void observeTasks() {
+        TaskTotals current = totals;
+        if (current != null) {
+            current.observe(registry.get());
         }
     }
 

@@ -49,7 +49,7 @@ final class TaskTotals {
     }
 
     /** Takes the registered tasks' current values; a task seen for the first time is counted from zero. */
-    void observe(List<TaskHandle> registered) {
+    synchronized void observe(List<TaskHandle> registered) {
         for (TaskHandle h : registered) {
             Reading now = read(h);
             Tally tally = byTaskId.computeIfAbsent(h.info.taskId(), id -> new Tally(h, Reading.NOTHING_YET, null));
@@ -62,7 +62,7 @@ final class TaskTotals {
     }
 
     /** The run ended: a last look at the tasks still registered, then one row per task counted, as tasks.csv. */
-    void finish(List<TaskHandle> registered, RunOutput output) {
+    synchronized void finish(List<TaskHandle> registered, RunOutput output) {
         observe(registered);
         for (Tally tally : byTaskId.values()) {
             output.append(FILE_NAME, CSV_HEADER, row(tally));
