@@ -56,10 +56,10 @@ public final class Scheduler {
     private long cycles;
     private long suspensionsAtActivation;
     private int maxReporting;
-    /** The JVM's total collection time at the previous cycle (-1 before the first): see {@link #gcMsSinceLastCycle}. */
-    private long lastGcMs = -1;
-    /** The JVM's total safepoint time at the previous cycle (-1 before the first or where unknown). */
-    private long lastSafepointMs = -1;
+    /** The JVM's collection time since the previous cycle: see {@link #gcTotalMs}. */
+    private final SinceLastCycle collections = new SinceLastCycle();
+    /** The JVM's stops of the world since the previous cycle ({@link Safepoints}). */
+    private final SinceLastCycle stops = new SinceLastCycle();
 
     public Scheduler(Supplier<List<TaskHandle>> registry, ToLongFunction<Thread> cpuTime, int defaultCores,
                      Function<RunControl, RunOutput> outputs) {
@@ -135,7 +135,8 @@ public final class Scheduler {
         cycleMs = config.cycleMs();
         maxRunning = next.params().containsKey("C") ? config.cores() : defaultCores;
         cycles = 0;
-        lastGcMs = -1;
+        collections.reset();
+        stops.reset();
         suspensionsAtActivation = TaskGate.suspensions();
         maxReporting = 0;
         startRun(next);
@@ -219,8 +220,8 @@ public final class Scheduler {
         }
         long t0 = System.nanoTime();
         long cpu0 = cpuTime.applyAsLong(Thread.currentThread());
-        long gcMs = gcMsSinceLastCycle();
-        long safepointMs = safepointMsSinceLastCycle();
+        long gcMs = collections.next(gcTotalMs());
+        long safepointMs = stops.next(Safepoints.totalMs());
         List<TaskHandle> handles = registry.get();
         List<TaskInfo> infos = new ArrayList<>(handles.size());
         List<TaskSnapshot> snaps = new ArrayList<>(handles.size());
@@ -337,29 +338,31 @@ public final class Scheduler {
     }
 
     /**
-     * Milliseconds the JVM spent collecting garbage since the previous cycle (0 at the first). With the
-     * TaskManager's collectors (serial, parallel) a collection stops every Java thread, this one included: a
-     * cycle that comes late by that much waited for the JVM, not for the tasks it schedules.
+     * Milliseconds the JVM has spent collecting garbage. With the TaskManager's collectors (serial, parallel) a
+     * collection stops every Java thread, this one included: a cycle that comes late by that much waited for the
+     * JVM, not for the tasks it schedules. {@link Safepoints} counts every stop of the world, G1's remark too.
      */
-    private long gcMsSinceLastCycle() {
+    private static long gcTotalMs() {
         long total = 0;
         for (GarbageCollectorMXBean gc : GC_BEANS) {
             total += Math.max(0, gc.getCollectionTime());
         }
-        long since = lastGcMs < 0 ? 0 : total - lastGcMs;
-        lastGcMs = total;
-        return since;
+        return total;
     }
 
-    /**
-     * Milliseconds the JVM held every thread at safepoints since the previous cycle (0 at the first, -1 where the
-     * JVM does not say): collections and every other stop of the world ({@link Safepoints}).
-     */
-    private long safepointMsSinceLastCycle() {
-        long total = Safepoints.totalMs();
-        long since = total < 0 ? -1 : lastSafepointMs < 0 ? 0 : total - lastSafepointMs;
-        lastSafepointMs = total;
-        return since;
+    /** A running total's increase from one cycle to the next: 0 at a run's first cycle, -1 while it is unknown. */
+    private static final class SinceLastCycle {
+        private long last = -1;
+
+        long next(long total) {
+            long since = total < 0 ? -1 : last < 0 ? 0 : total - last;
+            last = total;
+            return since;
+        }
+
+        void reset() {
+            last = -1;
+        }
     }
 
     /** Sends this TaskManager's tasks, adds the other TaskManagers' tasks of its queries; returns their ids. */
