@@ -10,7 +10,8 @@ import java.util.Map;
  *       (DESIGN.md §4; the summary follows every key's result of that window, so it is the window's output);
  *   <li>{@code marker}: blocking marker latency = now − creation time;
  *   <li>{@code watermark}: propagation delay = now − the wall time the same watermark left the source task;
- *   <li>{@code result}: one key's result of a window (only if asked for: to measure a sampler's error);
+ *   <li>{@code result}: one key's result of a window and the wall time it reached this operator (only if asked
+ *       for: to measure a sampler's error, or when a changelog's window became exact);
  *   <li>{@code substream}: a sampler's sub-stream, observed and sampled events (klink-sampler).
  * </ul>
  */
@@ -44,7 +45,7 @@ public final class MetricRows {
             case Envelope.RESULT:
                 return !recordResults ? null : "{\"type\":\"result\",\"query\":\"" + query + "\",\"window_end\":"
                         + e.timestamp + ",\"key\":\"" + e.key + "\",\"value\":" + e.value
-                        + ",\"weight\":" + e.weight + fieldsJson(e.fields) + "}";
+                        + ",\"weight\":" + e.weight + fieldsJson(e.fields) + ",\"output_at\":" + now + "}";
             case Envelope.SUBSTREAM:
                 return "{\"type\":\"substream\",\"query\":\"" + query + "\",\"substream_end\":" + e.timestamp
                         + ",\"closed_at\":" + e.wallTime + ",\"observed\":" + (long) e.fields[0]

@@ -47,7 +47,7 @@ class MetricRowsTest {
         result.weight = 4.5;
         result.fields = new double[] {1.5, -2.0};
         assertEquals("{\"type\":\"result\",\"query\":\"q00\",\"window_end\":1000,\"key\":\"c1\",\"value\":5,"
-                + "\"weight\":4.5,\"fields\":[1.5,-2.0]}", new MetricRows("q00", true).onElement(result, 2000));
+                + "\"weight\":4.5,\"fields\":[1.5,-2.0],\"output_at\":2000}", new MetricRows("q00", true).onElement(result, 2000));
     }
 
     @Test

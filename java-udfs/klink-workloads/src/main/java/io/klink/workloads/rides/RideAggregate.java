@@ -45,6 +45,16 @@ public enum RideAggregate {
         return new Partial(this);
     }
 
+    /**
+     * A region's RESULT of a window from its aggregates: value = {@code aggregate} (passengers summed, rounded,
+     * or distinct drivers), fields = trips and it (and {@code maxFare} for {@link #PASSENGERS}).
+     */
+    public Envelope result(String key, long windowEnd, long trips, double aggregate, double maxFare) {
+        Envelope r = Envelope.result(key, windowEnd, Math.round(aggregate));
+        r.fields = this == PASSENGERS ? new double[] {trips, aggregate, maxFare} : new double[] {trips, aggregate};
+        return r;
+    }
+
     /** A partial aggregate: merges trips and other partials of the same region and window. */
     public static final class Partial {
         private final RideAggregate aggregate;
@@ -88,14 +98,8 @@ public enum RideAggregate {
         /** The window's RESULT: value = the aggregate (passengers, distinct drivers), fields = trips and it
          *  (and the highest fare for {@link #PASSENGERS}). */
         public Envelope toResult(String key, long windowEnd) {
-            if (aggregate == PASSENGERS) {
-                Envelope r = Envelope.result(key, windowEnd, Math.round(passengers));
-                r.fields = new double[] {trips, passengers, maxFare};
-                return r;
-            }
-            Envelope r = Envelope.result(key, windowEnd, drivers.size());
-            r.fields = new double[] {trips, drivers.size()};
-            return r;
+            return aggregate.result(key, windowEnd, trips, aggregate == PASSENGERS ? passengers : drivers.size(),
+                    maxFare);
         }
     }
 }

@@ -12,6 +12,7 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
 /**
  * The AdCom ride aggregation (seed adcom-edbt21.txt §4.1, Q1 over ride data): trips (klink-generator
@@ -21,11 +22,15 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   Kafka source -> markers | rebalance -> parse (P) [-> combiner (P)] | by region -> window (1) -> output -> sink
  * </pre>
  * {@code combiner}: none (every trip is shuffled), adcom (λ from the PI controller, §3.2), local-global (the
- * same combiner with a fixed λ and record count: the two-phase aggregation baseline, §4.1).
+ * same combiner with a fixed λ and record count: the two-phase aggregation baseline, §4.1); minibatch: Flink's
+ * Table API mini-batch aggregation with that fixed interval and count ({@link MiniBatchRides}, a changelog of
+ * updates instead of fired windows).
  */
 public final class RidesJob {
 
-    public static final List<String> COMBINERS = List.of("none", "adcom", "local-global");
+    public static final List<String> COMBINERS = List.of("none", "adcom", "local-global", "minibatch");
+    /** Flink's own two-phase mini-batch aggregation in the Table API ({@link MiniBatchRides}). */
+    public static final String MINIBATCH = "minibatch";
 
     private RidesJob() {}
 
@@ -45,13 +50,19 @@ public final class RidesJob {
             throw new IllegalArgumentException("unknown combiner '" + config.combiner() + "'; valid: " + COMBINERS);
         }
         RideAggregate aggregate = RideAggregate.of(config.aggregate());
+        if (config.combiner().equals(MINIBATCH) && QueryPipelines.SPLIT.equals(run.placement())) {
+            throw new IllegalArgumentException("the minibatch combiner places its operators as Flink's planner does; "
+                    + "placement " + QueryPipelines.SPLIT + " does not apply");
+        }
+        StreamTableEnvironment tables = config.combiner().equals(MINIBATCH)
+                ? MiniBatchRides.tables(env, config.combinerIntervalMs(), config.combinerMaxRecords()) : null;
         for (Query query : run.queries()) {
-            addQuery(env, run, config, aggregate, query);
+            addQuery(env, tables, run, config, aggregate, query);
         }
     }
 
-    static void addQuery(StreamExecutionEnvironment env, QueryPipelines.Run run, Config config,
-                         RideAggregate aggregate, Query query) {
+    static void addQuery(StreamExecutionEnvironment env, StreamTableEnvironment tables, QueryPipelines.Run run,
+                         Config config, RideAggregate aggregate, Query query) {
         String q = query.id() + "/";
         int parallelism = config.combinerParallelism();
         DataStream<Envelope> trips = QueryPipelines.source(env, run, query.id(), query.topic(),
@@ -59,6 +70,10 @@ public final class RidesJob {
                 .rebalance()
                 .map(new Parse(aggregate), QueryPipelines.ENVELOPES).name(q + "parse").setParallelism(parallelism)
                 .filter(new Valid()).name(q + "valid").setParallelism(parallelism);
+        if (tables != null) {
+            MiniBatchRides.addQuery(tables, trips, run, aggregate, config.windowMs(), query);
+            return;
+        }
         if (!config.combiner().equals("none")) {
             trips = trips.transform(q + "combiner", QueryPipelines.ENVELOPES, new AdaptiveCombiner(settings(
                     config, aggregate, run.runId(), query))).setParallelism(parallelism);
