@@ -20,10 +20,12 @@ TAIL_SETTINGS = {"latency-balance": {"balance_period_ms": "period_ms", "balance_
                                      "balance_threshold": "thres", "balance_unit": "unit"},
                  "replay": {"replay_period_ms": "period_ms"},
                  "replicate": {"replicate_fraction": "fraction"}}
+#: A fixed-interval combiner's settings: ours (local-global) and Flink's mini-batch aggregation (minibatch).
+FIXED_INTERVAL_SETTINGS = {"combiner_interval_ms": "λ_ms", "combiner_max_records": "n"}
 #: The rides workload's combiner settings (seed adcom-edbt21.txt §3.2), per combiner, in label order.
 COMBINER_SETTINGS = {"adcom": {"combiner_interval_ms": "λ0_ms", "adcom_band_low": "ρ_low", "adcom_band_high": "ρ_high",
                                "adcom_kp": "K_P", "adcom_ki": "K_I", "combiner_max_records": "n"},
-                     "local-global": {"combiner_interval_ms": "λ_ms", "combiner_max_records": "n"}}
+                     "local-global": FIXED_INTERVAL_SETTINGS, "minibatch": FIXED_INTERVAL_SETTINGS}
 DEFAULTS = {name: field.default for name, field in RunSpec.model_fields.items()}
 UNSCHEDULED = "default"
 

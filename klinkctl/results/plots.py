@@ -48,7 +48,8 @@ def _policy_name(label: Any) -> str:
 LATE_STATE_COLORS = {"flink-heap": "C3", "flink-rocksdb": "C0", "flink-forst": "C4", "aion": "C2"}
 #: The rides workload's combiners (labels.COMBINER_SETTINGS): the first colour for the combiner with its default
 #: settings, the others (stable per label) for its variants, e.g. local-global[λ_ms=1000].
-COMBINER_COLORS = {"none": ("C3",), "adcom": ("C2", "C8"), "local-global": ("C0", "C1", "C4", "C5", "C9")}
+COMBINER_COLORS = {"none": ("C3",), "adcom": ("C2", "C8"), "local-global": ("C0", "C1", "C4", "C5", "C9"),
+                   "minibatch": ("C6", "C7")}
 
 
 def policy_color(policy: Any) -> str:

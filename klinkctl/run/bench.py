@@ -24,7 +24,7 @@ from klinkctl.run import from_input, late_state, os_priority, scheduler_control
 from klinkctl.errors import KlinkError, RunNotCompleted, one_line
 from klinkctl.paths import PROJECT_ROOT
 from klinkctl.progress import Progress, no_progress
-from klinkctl.results import accuracy, windows
+from klinkctl.results import accuracy, changelog, windows
 from klinkctl.results.summary import build_summary, write_summary
 from klinkctl.run.collectors import MetricsCollector, ResourceSampler
 from klinkctl.run.outcome_checks import combiner_controlled, scheduler_ran
@@ -229,6 +229,8 @@ def run_bench(spec: StackSpec, config: RunSpec, results_root: Path, stack_proces
             measured = (warmup_until_ms, warmup_until_ms - config.warmup_ms + config.duration_ms) \
                 if warmup_until_ms else None
             teardown_problems += late_state.finish(late, config, run_dir, measured)
+        if changelog.applies(config.to_dict()):  # a changelog's windows: latency.csv from their last updates
+            changelog.write_tables(run_dir, config.window_ms, warmup_until_ms)
         if config.measures_accuracy:
             accuracy.write_error_table(run_dir, config.sampler, config.error, workload.window_errors)
         dead = [f"the {thread.name} died: {thread.error}" for thread in (collector, sampler, prioritiser)

@@ -4,7 +4,8 @@ every row collected so far.
 - MetricsCollector: the metric rows the pipelines' output operators publish to the run's metrics topic
   (firing -> latency.csv, marker -> markers.csv, watermark -> watermarks.csv; with a sampler or --accuracy also
   result -> results.csv, substream -> sampling.csv; records -> record-latency.csv, the per-record latency
-  histograms of workloads that publish them, created at the first such row).
+  histograms of workloads that publish them, and update -> updates.csv, a changelog query's window updates, each
+  created at the first such row).
 - ResourceSampler: once a second, per-vertex throughput from Flink's REST metrics (throughput.csv) and
   CPU/RSS of every stack process and the generator from /proc via psutil, and the CPU of each TaskManager's JIT
   compiler threads (component `jit:<taskmanager>`, klinkctl.jit) (resources.csv); TaskManagers this
@@ -50,13 +51,16 @@ PROCFS, FLINK_REST = "procfs", "flink-rest"
 JVM_MEMORY_METRICS = ("Status.JVM.Memory.Heap.Used", "Status.JVM.Memory.NonHeap.Used",
                       "Status.JVM.Memory.Direct.MemoryUsed")
 JVM_CPU_TIME = "Status.JVM.CPU.Time"  # nanoseconds of CPU the TaskManager's JVM used so far
-RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields"]
+RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields", "output_at"]
+#: A changelog query's window updates (rides --combiner minibatch, io.klink.metrics.WindowUpdates): per window
+#: and flush of its output operator, the wall time of its last update so far (klinkctl.results.changelog).
+UPDATE_COLUMNS = ["run", "policy", "query", "window_end", "updated_at", "keys", "events", "updates"]
 SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
                     "dropped_late"]
 RECORD_COLUMNS = ["run", "policy", "query", "subtask", "start_ms", "end_ms", "count", "duplicates", "queued_us",
                   "histogram", "warmup"]
 #: Tables created at their first row (kind -> file, columns): only workloads that publish such rows get the file.
-ON_FIRST_ROW = {"records": ("record-latency.csv", RECORD_COLUMNS)}
+ON_FIRST_ROW = {"records": ("record-latency.csv", RECORD_COLUMNS), "update": ("updates.csv", UPDATE_COLUMNS)}
 
 
 def query_of(vertex_name: str) -> str:

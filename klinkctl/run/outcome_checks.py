@@ -17,7 +17,8 @@ def scheduler_ran(config: RunSpec, run_dir: Path) -> bool:
 def combiner_controlled(config: RunSpec, run_dir: Path) -> bool:
     """False if the rides combiner's controller never logged a period: it reads the combiners' buffer use from the
     JobManager's REST API, and one the TaskManagers cannot reach leaves λ fixed without any other sign."""
-    return config.workload != "rides" or config.combiner == "none" or has_rows(run_dir / COMBINER_TABLE)
+    return config.workload != "rides" or config.combiner in ("none", "minibatch") or \
+        has_rows(run_dir / COMBINER_TABLE)
 
 
 def has_rows(table: Path) -> bool:

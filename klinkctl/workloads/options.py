@@ -165,7 +165,11 @@ class RidesOptions(Section):
     combiner: str = option("none", "rides: pre-aggregation before the shuffle: none = every trip is shuffled, adcom "
                            "= AdCom's adaptive combiner (λ from the PI controller on the combiners' output-buffer "
                            "use, §3.2), local-global = the same combiner with a fixed --combiner-interval and "
-                           "--combiner-max-records (two-phase aggregation).", choices=catalog.combiners,
+                           "--combiner-max-records (two-phase aggregation), minibatch = Flink's Table API mini-batch "
+                           "aggregation (table.exec.mini-batch.*, two phases: Flink's own local and global "
+                           "aggregates) with the same fixed interval and count, its output a changelog (window "
+                           "latency = last update at the output − window end, docs/combiner.md).",
+                           choices=catalog.combiners,
                            workloads=RIDES)
     ride_aggregate: str = option("passengers", "rides: the aggregate per region and window: passengers = trips, "
                                  "passengers summed and the highest fare (distributive, §4.1's Q1); drivers = "
@@ -175,9 +179,10 @@ class RidesOptions(Section):
                                        "window runs once per query).", workloads=RIDES, gt=0, le=16)
     combiner_interval_ms: int = option(500, "rides: the combiner's mini-batch interval λ: adcom's initial one (the "
                                        "paper starts at 500 ms, §4.2), local-global's fixed one (the paper's "
-                                       "baseline: 3 s).", duration=True, workloads=RIDES, ge=20, le=60_000)
+                                       "baseline: 3 s), minibatch's table.exec.mini-batch.allow-latency.", duration=True, workloads=RIDES, ge=20, le=60_000)
     combiner_max_records: int = option(0, "rides: the combiner also emits after this many trips (the paper's "
-                                       "baseline: 3000); 0 = on the interval only.", workloads=RIDES, ge=0,
+                                       "baseline: 3000; minibatch: table.exec.mini-batch.size, rows per "
+                                       "aggregate instance); 0 = on the interval only.", workloads=RIDES, ge=0,
                                        le=100_000_000)
     adcom_band_low: float = option(0.5, "rides, adcom: lower end of the desired buffer utilisation ρ_d (§3.2: "
                                    "50-80 % of the network buffers); in (0, 1).", workloads=RIDES, gt=0, lt=1)

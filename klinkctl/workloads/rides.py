@@ -16,13 +16,16 @@ from klinkctl.run.config import RunSpec
 from klinkctl.workloads import common
 
 JAVA_BUILDER = "io.klink.workloads.rides.RidesJob"
+#: The combiners of ours, whose controller logs combiner.csv (the others: none, Flink's minibatch).
+CONTROLLED_COMBINERS = ("adcom", "local-global")
 event_time = common.last_column_event_time  # region,driver,passengers,fare,event_time
 
 
 def write_job_config(plan_: common.Plan, config: RunSpec, bootstrap: str, run_dir: Path) -> Path:
-    """The job config; with a combiner also combiner.csv's header. The combiner's controller posts the rows and
-    its λ to klinkctl's control channel, where every instance takes λ (klinkctl.run.combiner_relay)."""
-    if config.combiner != "none":
+    """The job config; with a combiner of ours also combiner.csv's header. The combiner's controller posts the rows
+    and its λ to klinkctl's control channel, where every instance takes λ (klinkctl.run.combiner_relay); Flink's
+    mini-batch aggregation (minibatch) has no controller."""
+    if config.combiner in CONTROLLED_COMBINERS:
         (run_dir / COMBINER_TABLE).write_text(COMBINER_COLUMNS + "\n")
     return common.write_job_config(run_dir, common.job_config(
         plan_, config, bootstrap, JAVA_BUILDER, aggregate=config.ride_aggregate, combiner=config.combiner,

@@ -186,6 +186,7 @@ def test_a_combiner_run_whose_controller_never_logged_a_period_is_not_a_measurem
     assert combiner_controlled(RunSpec(workload="rides", combiner="none"), tmp_path)
     assert combiner_controlled(RunSpec(workload="ysb"), tmp_path)
     assert not combiner_controlled(RunSpec(workload="rides", combiner="adcom"), tmp_path)
+    assert combiner_controlled(RunSpec(workload="rides", combiner="minibatch"), tmp_path)  # Flink's: no controller
     (tmp_path / "combiner.csv").write_text("time_ms,query,period,rho,rho_avg,saturated,error,interval_ms,mode\n")
     assert not combiner_controlled(RunSpec(workload="rides", combiner="local-global"), tmp_path)
     (tmp_path / "combiner.csv").write_text("time_ms,query,period,rho,rho_avg,saturated,error,interval_ms,mode\n"

@@ -230,6 +230,15 @@ def test_rides_job_config_carries_the_combiner_and_the_papers_controller_default
                                                                   "--key-skew", "1.2"]
 
 
+def test_minibatch_job_config_carries_flinks_interval_and_size_and_no_controller_table(tmp_path: Path) -> None:
+    config = resolve(None, {"workload": "rides", "combiner": "minibatch", "combiner_interval": "1s",
+                            "combiner_max_records": "3000"})
+    plan = common.plan(config, "r1", common.ControlAddress("http://127.0.0.1:8090", "lab1"))
+    job = json.loads(workloads.get("rides").write_job_config(plan, config, "b:9", tmp_path).read_text())
+    assert (job["combiner"], job["combinerIntervalMs"], job["combinerMaxRecords"]) == ("minibatch", 1000, 3000)
+    assert not (tmp_path / "combiner.csv").exists()  # Flink's aggregates have no controller
+
+
 @pytest.mark.parametrize("aggregate, exact", [("passengers", [5.0, 1.0, 2.0]), ("drivers", [2.0, 1.0, 1.0])])
 def test_rides_exact_results_aggregate_every_region_and_window(tmp_path: Path, aggregate: str,
                                                                exact: list[float]) -> None:
@@ -251,6 +260,11 @@ def test_rides_exact_results_aggregate_every_region_and_window(tmp_path: Path, a
     ({"workload": "rides", "adcom_min_interval": "5s", "adcom_max_interval": "1s"}, "must not exceed"),
     ({"workload": "ysb", "combiner": "adcom"}, "--combiner applies to the rides workload only"),
     ({"workload": "rides", "sampler": "aion"}, "--sampler does not apply to the rides workload"),
+    ({"workload": "ysb", "combiner": "minibatch"}, "--combiner applies to the rides workload only"),
+    ({"workload": "rides", "combiner": "minibatch", "combiner_interval": "0"}, "combiner-interval"),
+    ({"workload": "rides", "combiner": "minibatch", "combiner_interval": "-1s"}, "combiner-interval"),
+    ({"workload": "rides", "combiner": "minibatch", "combiner_max_records": "-5"}, "combiner-max-records"),
+    ({"workload": "rides", "combiner": "minibatch", "placement": "split"}, "does not apply to --combiner minibatch"),
 ])
 def test_bad_combiner_settings_are_one_line(overrides: dict, message: str) -> None:
     with pytest.raises(KlinkError, match=message) as error:
