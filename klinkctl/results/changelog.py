@@ -1,20 +1,25 @@
 """Window latency of a query whose output is a changelog, not fired windows (rides --combiner minibatch: Flink's
 Table API mini-batch aggregation, docs/combiner.md "minibatch").
 
-Such a query updates each (region, window) result at every mini-batch; no window fires and no sweeping watermark
-reaches its output (Flink's processing-time mini-batch assigner drops the event-time watermarks). Its output
-operator (io.klink.metrics.ChangelogRecorder) records every update with the wall time it arrived there and writes,
-per window and flush, the time of the window's last update so far (updates.csv). After the run, once every input
-event was processed, a window's last update is the one that made its result final:
+Such a query updates each (region, window) result at every mini-batch; no window fires, and Flink's
+processing-time mini-batch assigner drops the event-time watermarks. Its output operator
+(io.klink.metrics.ChangelogRecorder) records every update with the wall time it arrived there, and gets the
+query's event-time watermarks by a branch of their own from the parse stage (where the other combiners' windows
+get theirs); per window and flush it writes the time of the window's last update so far and when its sweeping
+watermark (the first watermark at or past its last millisecond) arrived (updates.csv). After the run, once every
+input event was processed, a window's last update is the one that made its result final, and:
 
-    window latency = wall time its last update reached the output operator − the window's end (its deadline)
+    SWM latency = max(its last update's arrival, its SWM's arrival) at the output operator − the window's end
 
-which is DESIGN.md §4's SWM latency with "the window's output" read as its last update; latency.csv gets one such
-row per window (``swm`` empty: there is none; ``fired_at`` = ``output_at``), so summary, compare, sweep and
-report read it as any other run's. With --accuracy every update is a results.csv row (with ``output_at``); the
-final one per key stays there for error.csv, the whole changelog moves to result-updates.csv. The same
-definition applied to a windowed run's results (:func:`result_latency`) gives its SWM latency back, within the
-time between a window's last result and its firing summary at the output operator."""
+DESIGN.md §4's definition ("the window's output (and its SWM) processed at the output operator"), with the
+window's output read as its last update. latency.csv gets one such row per window whose SWM arrived (``swm`` its
+value; ``fired_at`` the last update's arrival, so ``fired_at − window_end`` is when the result was final at the
+output, before anything downstream could know it), so summary, compare, sweep and report read it as any other
+run's; a window whose SWM never arrived has no row (censored, as a window that never fired). With --accuracy
+every update is a results.csv row (with ``output_at``); the final one per key stays there for error.csv, the
+whole changelog moves to result-updates.csv. The last-update part applied to a windowed run's results
+(:func:`result_latency`) gives its SWM latency back, within the time between a window's last result and its
+firing summary at the output operator (tests/integration/test_minibatch_bench.py)."""
 
 from __future__ import annotations
 
@@ -38,17 +43,19 @@ def applies(config: dict) -> bool:
 
 
 def window_latency(updates: pd.DataFrame, window_ms: int, warmup_until_ms: int | None) -> pd.DataFrame:
-    """latency.csv's rows from updates.csv: per window its last row (the last update, its keys and events)."""
+    """latency.csv's rows from updates.csv: per window its last row (the output operator writes them in time
+    order: the last has its last update, its keys and events, and its SWM), windows without an SWM left out."""
     if updates.empty:
         return pd.DataFrame(columns=LATENCY_COLUMNS)
-    last = updates.sort_values("updated_at", kind="stable").drop_duplicates(WINDOW, keep="last")
-    last = last.sort_values(WINDOW).reset_index(drop=True)
+    last = updates.drop_duplicates(WINDOW, keep="last")
+    last = last[last["swm_at"] >= 0].sort_values(WINDOW).reset_index(drop=True)
     end = last["window_end"].astype(np.int64)
-    output_at = last["updated_at"].astype(np.int64)
+    final_at = last["updated_at"].astype(np.int64)
+    output_at = np.maximum(final_at, last["swm_at"].astype(np.int64))
     return pd.DataFrame({
         "run": last["run"], "policy": last["policy"], "query": last["query"],
-        "window_start": end - int(window_ms), "window_end": end, "swm": np.nan,
-        "fired_at": output_at, "output_at": output_at, "swm_latency_ms": output_at - end,
+        "window_start": end - int(window_ms), "window_end": end, "swm": last["swm"].astype(np.int64),
+        "fired_at": final_at, "output_at": output_at, "swm_latency_ms": output_at - end,
         "keys": last["keys"].astype(np.int64), "events": last["events"].astype(np.int64), "late_dropped": 0,
         "warmup": end < warmup_until_ms if warmup_until_ms is not None else False,
     })[LATENCY_COLUMNS]

@@ -53,8 +53,9 @@ JVM_MEMORY_METRICS = ("Status.JVM.Memory.Heap.Used", "Status.JVM.Memory.NonHeap.
 JVM_CPU_TIME = "Status.JVM.CPU.Time"  # nanoseconds of CPU the TaskManager's JVM used so far
 RESULT_COLUMNS = ["run", "policy", "query", "window_end", "key", "value", "weight", "fields", "output_at"]
 #: A changelog query's window updates (rides --combiner minibatch, io.klink.metrics.WindowUpdates): per window
-#: and flush of its output operator, the wall time of its last update so far (klinkctl.results.changelog).
-UPDATE_COLUMNS = ["run", "policy", "query", "window_end", "updated_at", "keys", "events", "updates"]
+#: and flush of its output operator, the wall time of its last update so far and of its sweeping watermark's
+#: arrival (-1 before; klinkctl.results.changelog).
+UPDATE_COLUMNS = ["run", "policy", "query", "window_end", "updated_at", "keys", "events", "updates", "swm", "swm_at"]
 SAMPLING_COLUMNS = ["run", "policy", "query", "substream_end", "closed_at", "observed", "sampled", "rate", "target",
                     "dropped_late"]
 RECORD_COLUMNS = ["run", "policy", "query", "subtask", "start_ms", "end_ms", "count", "duplicates", "queued_us",

@@ -14,15 +14,20 @@ def _updates(*rows: tuple) -> pd.DataFrame:
     return pd.DataFrame([("r1", "minibatch", *row) for row in rows], columns=UPDATE_COLUMNS)
 
 
-def test_a_windows_latency_is_its_last_update_at_the_output_less_its_end() -> None:
-    updates = _updates(("q00", 2000, 1900, 3, 30, 3), ("q00", 2000, 2650, 5, 52, 4), ("q00", 4000, 3500, 2, 9, 2),
-                       ("q01", 2000, 2400, 1, 4, 1), ("q00", 4000, 4800, 5, 60, 5))
+def test_a_windows_latency_is_its_last_update_or_its_swm_at_the_output_whichever_came_later() -> None:
+    # (query, window_end, updated_at, keys, events, updates, swm, swm_at), in the order the output wrote them
+    updates = _updates(("q00", 2000, 1900, 3, 30, 3, -1, -1), ("q00", 2000, 2650, 5, 52, 4, -1, -1),
+                       ("q00", 4000, 3500, 2, 9, 2, -1, -1), ("q00", 2000, 2650, 5, 52, 0, 2999, 3100),
+                       ("q01", 2000, 2400, 1, 4, 1, 2100, 2300), ("q00", 4000, 4800, 5, 60, 5, 4200, 4700),
+                       ("q00", 6000, 5900, 1, 1, 1, -1, -1))  # its SWM never came: no row, as if never fired
     latency = changelog.window_latency(updates, window_ms=2000, warmup_until_ms=3000)
     assert list(latency.columns) == LATENCY_COLUMNS
-    assert latency[["query", "window_end", "swm_latency_ms", "keys", "events"]].values.tolist() == [
-        ["q00", 2000, 650, 5, 52], ["q00", 4000, 800, 5, 60], ["q01", 2000, 400, 1, 4]]
+    assert latency[["query", "window_end", "swm", "fired_at", "output_at", "swm_latency_ms", "keys",
+                    "events"]].values.tolist() == [
+        ["q00", 2000, 2999, 2650, 3100, 1100, 5, 52],  # waited for its SWM
+        ["q00", 4000, 4200, 4800, 4800, 800, 5, 60],  # its last update came after its SWM
+        ["q01", 2000, 2100, 2400, 2400, 400, 1, 4]]
     assert latency["window_start"].tolist() == [0, 2000, 0]
-    assert (latency["output_at"] == latency["fired_at"]).all() and latency["swm"].isna().all()
     assert latency["warmup"].tolist() == [True, False, True]
     assert (latency["late_dropped"] == 0).all()
 
@@ -44,7 +49,7 @@ def test_each_keys_final_result_is_its_last_update_and_result_latency_its_last_a
 
 
 def test_write_tables_replaces_latency_and_keeps_the_whole_changelog_aside_even_when_run_twice(tmp_path: Path) -> None:
-    _updates(("q00", 2000, 2500, 1, 3, 1)).to_csv(tmp_path / "updates.csv", index=False)
+    _updates(("q00", 2000, 2500, 1, 3, 1, 2100, 2200)).to_csv(tmp_path / "updates.csv", index=False)
     pd.DataFrame(columns=LATENCY_COLUMNS).to_csv(tmp_path / "latency.csv", index=False)
     pd.DataFrame([("r1", "minibatch", "q00", 2000, "7", 2, 1.0, "[2]", 2400),
                   ("r1", "minibatch", "q00", 2000, "7", 3, 1.0, "[3]", 2500)],

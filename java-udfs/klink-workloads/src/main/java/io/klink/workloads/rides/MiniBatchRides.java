@@ -8,6 +8,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -27,6 +28,7 @@ import org.apache.flink.util.Collector;
  * <pre>
  *   Kafka source -> markers | rebalance -> parse (P) -> rows (P) -> [Table: Calc -> MiniBatchAssigner ->
  *     LocalGroupAggregate (P)] | hash(region, window_end) -> [GlobalGroupAggregate (1)] -> results -> output -> sink
+ *                        parse (P) -> watermarks (no records) ----------------------------------------^
  * </pre>
  * The SQL is an unbounded {@code GROUP BY region, window_end}, window_end = the end of the trip's tumbling
  * event-time window computed in the query: Flink's mini-batch knobs ({@code table.exec.mini-batch.*}) set the
@@ -34,9 +36,9 @@ import org.apache.flink.util.Collector;
  * tuning page, "MiniBatch Aggregation"). The Calc, the assigner and the local aggregate take their input's
  * parallelism (P, chained to the parse); the global one the job's default (1, as the other combiners' window).
  * The result is a changelog of per-region updates at every mini-batch, recorded by {@link ChangelogRecorder}
- * (docs/combiner.md: how its window latency is defined). Flink's processing-time mini-batch assigner drops the
- * event-time watermarks, and markers and probes cannot cross SQL, so the query has no blocking markers and no
- * watermark rows.
+ * with each window's sweeping watermark, which reaches the output by a branch of its own: Flink's processing-time
+ * mini-batch assigner drops the event-time watermarks (docs/combiner.md: how its window latency is defined).
+ * Blocking markers and watermark probes cannot cross SQL, so the query has no marker and no watermark rows.
  */
 public final class MiniBatchRides {
 
@@ -109,7 +111,10 @@ public final class MiniBatchRides {
         requireTwoPhase(result.explain());
         DataStream<Row> changelog = tables.toChangelogStream(result);
         prefixNames(changelog.getTransformation(), q);
+        DataStream<Envelope> watermarks = trips.filter(new NoRecords()).name(q + "watermarks")
+                .setParallelism(trips.getParallelism());
         changelog.flatMap(new ToResult(aggregate), QueryPipelines.ENVELOPES).name(q + "results")
+                .connect(watermarks)
                 .transform(q + "output", Types.STRING, new ChangelogRecorder(query.id(), run.recordResults()))
                 .setParallelism(1)
                 .sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink");
@@ -124,6 +129,14 @@ public final class MiniBatchRides {
                 t.setName(prefix + t.getName());
                 open.addAll(t.getInputs());
             }
+        }
+    }
+
+    /** Passes the parse stage's event-time watermarks, no record, to the output operator (the SWM's way there). */
+    public static final class NoRecords implements FilterFunction<Envelope> {
+        @Override
+        public boolean filter(Envelope e) {
+            return false;
         }
     }
 
