@@ -97,10 +97,6 @@ class RunSpec(*reversed(SECTIONS)):  # pydantic lists the fields of the last bas
         if self.adcom_min_interval_ms > self.adcom_max_interval_ms:
             raise KlinkError(f"--adcom-min-interval ({self.adcom_min_interval_ms} ms) must not exceed "
                              f"--adcom-max-interval ({self.adcom_max_interval_ms} ms)")
-        if self.combiner == "minibatch" and self.placement == "split":
-            raise KlinkError("--placement split does not apply to --combiner minibatch: Flink's planner places its "
-                             "aggregates (the local one with the parse, the global one where the job's default "
-                             "parallelism puts it)")
         if self.sampler != "none":
             raise KlinkError("--sampler does not apply to the rides workload (its window merges partial "
                              "aggregates); use --accuracy to check its windows against exact results")

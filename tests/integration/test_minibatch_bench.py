@@ -53,3 +53,14 @@ def test_the_last_update_definition_gives_a_windowed_runs_swm_latency_back(runni
     # a window's results reach the output operator just before its firing summary
     gap = both["swm_latency_ms"] - both["latency_ms"]
     assert gap.between(0, 20).all(), both
+
+
+def test_minibatch_split_puts_the_global_aggregate_on_the_other_taskmanager(running_stack, tmp_path):
+    run_dir, summary = run(running_stack, tmp_path / "split", "--combiner", "minibatch", "--placement", "split",
+                           "--combiner-parallelism", "1")
+    assert summary["accuracy"]["max_error"] == 0
+    placement = pd.read_csv(run_dir / "placement.csv")
+    taskmanager = {row.vertex.split(" -> ")[0].removeprefix("Source: "): row.taskmanager for row in placement.itertuples()}
+    # the global aggregate and the output behind the shuffle, as the other combiners' window with split
+    assert taskmanager["q00/GlobalGroupAggregate[12]"] == taskmanager["q00/output"] != taskmanager["q00/parse"]
+    assert taskmanager["q00/source"] == taskmanager["q00/parse"]

@@ -264,7 +264,6 @@ def test_rides_exact_results_aggregate_every_region_and_window(tmp_path: Path, a
     ({"workload": "rides", "combiner": "minibatch", "combiner_interval": "0"}, "combiner-interval"),
     ({"workload": "rides", "combiner": "minibatch", "combiner_interval": "-1s"}, "combiner-interval"),
     ({"workload": "rides", "combiner": "minibatch", "combiner_max_records": "-5"}, "combiner-max-records"),
-    ({"workload": "rides", "combiner": "minibatch", "placement": "split"}, "does not apply to --combiner minibatch"),
 ])
 def test_bad_combiner_settings_are_one_line(overrides: dict, message: str) -> None:
     with pytest.raises(KlinkError, match=message) as error:

@@ -14,7 +14,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -34,7 +36,8 @@ import org.apache.flink.util.Collector;
  * event-time window computed in the query: Flink's mini-batch knobs ({@code table.exec.mini-batch.*}) set the
  * interval of such aggregations only; a window TVF aggregation batches by watermark whatever they say (Flink's
  * tuning page, "MiniBatch Aggregation"). The Calc, the assigner and the local aggregate take their input's
- * parallelism (P, chained to the parse); the global one the job's default (1, as the other combiners' window).
+ * parallelism (P, chained to the parse); the global one the job's default (1, as the other combiners' window),
+ * with placement split in the windows' slot-sharing group.
  * The result is a changelog of per-region updates at every mini-batch, recorded by {@link ChangelogRecorder}
  * with each window's sweeping watermark, which reaches the output by a branch of its own: Flink's processing-time
  * mini-batch assigner drops the event-time watermarks (docs/combiner.md: how its window latency is defined).
@@ -110,25 +113,41 @@ public final class MiniBatchRides {
         Table result = tables.sqlQuery(sql(aggregate, view, windowMs, query.windowOffsetMs()));
         requireTwoPhase(result.explain());
         DataStream<Row> changelog = tables.toChangelogStream(result);
-        prefixNames(changelog.getTransformation(), q);
+        boolean split = QueryPipelines.SPLIT.equals(run.placement());
+        nameAndPlace(changelog.getTransformation(), q, split ? QueryPipelines.WINDOWS_GROUP : null);
         DataStream<Envelope> watermarks = trips.filter(new NoRecords()).name(q + "watermarks")
                 .setParallelism(trips.getParallelism());
-        changelog.flatMap(new ToResult(aggregate), QueryPipelines.ENVELOPES).name(q + "results")
+        SingleOutputStreamOperator<String> output = changelog.flatMap(new ToResult(aggregate), QueryPipelines.ENVELOPES)
+                .name(q + "results")
                 .connect(watermarks)
                 .transform(q + "output", Types.STRING, new ChangelogRecorder(query.id(), run.recordResults()))
-                .setParallelism(1)
-                .sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink");
+                .setParallelism(1);
+        if (split) {  // two inputs from two groups: it would not inherit the global aggregate's
+            output.slotSharingGroup(QueryPipelines.WINDOWS_GROUP);
+        }
+        output.sinkTo(QueryPipelines.metricsSink(run)).name(q + "metrics-sink");
     }
 
-    /** Prefixes the planner's operators with the query's id, as every task of a query is named (DESIGN.md §4). */
-    static void prefixNames(Transformation<?> last, String prefix) {
-        Deque<Transformation<?>> open = new ArrayDeque<>(List.of(last));
+    /**
+     * Prefixes the planner's operators with the query's id, as every task of a query is named (DESIGN.md §4), and
+     * with {@code shuffledGroup} puts those behind the shuffle (the global aggregate and what follows it) in that
+     * slot-sharing group: placement split, as {@link QueryPipelines#windowToMetrics} places the other combiners'
+     * window. The walk stops at the query's own operators (named already).
+     */
+    static void nameAndPlace(Transformation<?> last, String prefix, String shuffledGroup) {
+        Deque<Map.Entry<Transformation<?>, Boolean>> open = new ArrayDeque<>(List.of(Map.entry(last, true)));
         while (!open.isEmpty()) {
-            Transformation<?> t = open.pop();
-            if (!t.getName().startsWith(prefix)) {
-                t.setName(prefix + t.getName());
-                open.addAll(t.getInputs());
+            Transformation<?> t = open.peek().getKey();
+            boolean behindShuffle = open.pop().getValue();
+            if (t.getName().startsWith(prefix)) {
+                continue;
             }
+            t.setName(prefix + t.getName());
+            if (behindShuffle && shuffledGroup != null) {
+                t.setSlotSharingGroup(shuffledGroup);
+            }
+            boolean inputsBehind = behindShuffle && !(t instanceof PartitionTransformation);
+            t.getInputs().forEach(input -> open.push(Map.entry(input, inputsBehind)));
         }
     }
 

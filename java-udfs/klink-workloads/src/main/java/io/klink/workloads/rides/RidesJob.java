@@ -50,10 +50,6 @@ public final class RidesJob {
             throw new IllegalArgumentException("unknown combiner '" + config.combiner() + "'; valid: " + COMBINERS);
         }
         RideAggregate aggregate = RideAggregate.of(config.aggregate());
-        if (config.combiner().equals(MINIBATCH) && QueryPipelines.SPLIT.equals(run.placement())) {
-            throw new IllegalArgumentException("the minibatch combiner places its operators as Flink's planner does; "
-                    + "placement " + QueryPipelines.SPLIT + " does not apply");
-        }
         StreamTableEnvironment tables = config.combiner().equals(MINIBATCH)
                 ? MiniBatchRides.tables(env, config.combinerIntervalMs(), config.combinerMaxRecords()) : null;
         for (Query query : run.queries()) {

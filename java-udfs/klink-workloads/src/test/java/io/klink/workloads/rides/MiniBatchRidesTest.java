@@ -6,9 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.klink.metrics.Envelope;
+import io.klink.workloads.common.QueryPipelines;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.operators.SlotSharingGroup;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
@@ -56,6 +61,28 @@ class MiniBatchRidesTest {
         assertEquals(2000, out.get(0).timestamp);
         assertEquals(9, out.get(0).value);
         assertArrayEquals(new double[] {4, 9.0, 14.0}, out.get(0).fields);
+    }
+
+    @Test
+    void thePlannersOperatorsGetTheQuerysNameAndThoseBehindTheShuffleTheWindowsGroup() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        DataStream<Long> ours = env.fromData(1L, 2L).map(x -> x).name("q00/rows");
+        DataStream<Long> local = ours.map(x -> x).name("LocalGroupAggregate[3]");
+        DataStream<Long> global = local.keyBy(x -> x).map(x -> x).name("GlobalGroupAggregate[5]");
+        DataStream<Long> last = global.map(x -> x).name("TableToDataStream");
+        MiniBatchRides.nameAndPlace(last.getTransformation(), "q00/", QueryPipelines.WINDOWS_GROUP);
+        assertEquals("q00/TableToDataStream", last.getTransformation().getName());
+        assertEquals("q00/GlobalGroupAggregate[5]", global.getTransformation().getName());
+        assertEquals("q00/LocalGroupAggregate[3]", local.getTransformation().getName());
+        assertEquals("q00/rows", ours.getTransformation().getName());  // the query's own: left as it is
+        assertEquals(Optional.of(QueryPipelines.WINDOWS_GROUP), groupOf(last));
+        assertEquals(Optional.of(QueryPipelines.WINDOWS_GROUP), groupOf(global));
+        assertEquals(Optional.empty(), groupOf(local));  // before the shuffle: with the parse
+        assertEquals(Optional.empty(), groupOf(ours));
+    }
+
+    private static Optional<String> groupOf(DataStream<Long> stream) {
+        return stream.getTransformation().getSlotSharingGroup().map(SlotSharingGroup::getName);
     }
 
     private static Row named(RowKind kind, String region, long windowEnd, long trips, double aggregate,
