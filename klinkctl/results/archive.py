@@ -24,8 +24,9 @@ ARCHIVED_FILES = frozenset({
     # per-record runs: the sinks' histograms (report's percentile curves), per second, where tasks ran, and the
     # feedback channel (the balancers' shares, the replay timeouts)
     "record-latency.csv", "record-percentiles.csv", "placement.csv", "feedback.csv",
-    # the rides workload: the combiner's controller decisions and buffer use per period (docs/combiner.md)
-    "combiner.csv",
+    # the rides workload: the combiner's controller decisions and buffer use per period, and minibatch's window
+    # updates and sweeping watermarks, which its latency.csv is made from (docs/combiner.md)
+    "combiner.csv", "updates.csv",
     # the average workload: heap, GC time and p-bucket bytes per second, and the late-state report (late-state.md)
     "late-state.csv", "late-state.json",
 })
