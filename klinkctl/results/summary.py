@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from klinkctl import rate_schedule
@@ -159,6 +160,15 @@ def delay_fit(run_dir: Path, spec: str | None) -> dict:
             "at_send": fits.get("generator_send") if measured_at != "generator_send" else None}
 
 
+def stall_in_interval(intervals: pd.Series, recorded: pd.Series) -> pd.Series:
+    """The stop of the world inside each interval between cycles. HotSpot adds a safepoint to its totals only after
+    it has let the threads go, so a cycle that starts right after one often reads it a cycle late: the part of a
+    recorded stop longer than its own interval happened in the interval before (docs/scheduler.md, "Priority
+    enforcement and the JVM's locks")."""
+    spill = (recorded - intervals).clip(lower=0)
+    return recorded.clip(upper=intervals) + spill.shift(-1, fill_value=0)
+
+
 def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     """Cycles the runtime scheduler ran and the time each took (collect + decide + pause/resume)."""
     if scheduler.empty:
@@ -182,7 +192,10 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
     # every stop of the world (reaching it too), G1's remark and cleanup pauses included, which gc_ms misses.
     for stall, name in (("gc_ms", "gc"), ("safepoint_ms", "safepoint")):
         if stall in scheduler and not intervals.empty and (scheduler[stall] >= 0).all():
-            beyond = (intervals - scheduler[stall].loc[intervals.index]).clip(lower=0)
+            stopped = scheduler[stall].loc[intervals.index]
+            if name == "safepoint":
+                stopped = np.maximum(stall_in_interval(intervals, stopped), scheduler["gc_ms"].loc[intervals.index])
+            beyond = (intervals - stopped).clip(lower=0)
             overhead[f"p99_cycle_interval_beyond_{name}_ms"] = float(beyond.quantile(0.99))
             if span_ms > 0:
                 overhead[f"{name}_stall_fraction"] = float(scheduler[stall].iloc[1:].sum() / span_ms)
@@ -201,6 +214,34 @@ def scheduler_overhead(scheduler: pd.DataFrame) -> dict:
         overhead["memory_mode_cycle_fraction"] = float(why.str.startswith("mm:").mean())
         overhead["aging_cycle_fraction"] = float(why.str.contains("aged:", regex=False).mean())
     return overhead
+
+
+def late_cycles_flag(scheduler: dict, config: dict, gc: str | None) -> str | None:
+    """Says so when the scheduler's cycles came later than issue 18's bound (p99 interval <= 2r), and the cause
+    found for priority enforcement on G1 (docs/scheduler.md, "Priority enforcement and the JVM's locks")."""
+    p99 = scheduler.get("p99_cycle_interval_ms")
+    bound = 2 * float(config.get("cycle_ms") or 0)
+    if p99 is None or not bound or p99 <= bound:
+        return None
+    beyond = scheduler.get("p99_cycle_interval_beyond_safepoint_ms")
+    text = (f"scheduler cycles came late: p99 interval {p99:.0f} ms > 2r = {bound:.0f} ms"
+            + (f" ({beyond:.0f} ms beyond the JVM's stops)" if beyond is not None else ""))
+    demoting = config.get("enforce") == "priority" or config.get("policy") == "os-priority"
+    if demoting and gc == "g1":
+        text += ("; on G1, task threads at nice 19 hold its heap lock while they take a new region and every "
+                 "thread that needs one waits for them (docs/scheduler.md): `klinkctl up --tm-gc parallel`")
+    return text
+
+
+def stack_collector(run_dir: Path) -> str | None:
+    """The TaskManagers' collector of the stack the run ran on (config.yaml), None if not known."""
+    import yaml
+
+    try:
+        stack = (yaml.safe_load((run_dir / "config.yaml").read_text()) or {}).get("stack") or {}
+    except (OSError, yaml.YAMLError, AttributeError):
+        return None
+    return stack.get("taskmanager_gc")
 
 
 def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason: str,
@@ -225,6 +266,10 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
     if behind is not None and behind > GENERATOR_BEHIND_LIMIT:
         flags.append(f"generator fell behind schedule for {behind:.1%} of events (limit 1 %): "
                      "the measured latency may hide coordinated omission")
+    scheduler = scheduler_overhead(read_table(run_dir / "scheduler.csv"))
+    late = late_cycles_flag(scheduler, config, stack_collector(run_dir))
+    if late:
+        flags.append(late)
     summary = {
         "status": status,
         "reason": reason,
@@ -252,7 +297,7 @@ def build_summary(run_dir: Path, run_id: str, config: dict, status: str, reason:
                       ("events_sent", "events_scheduled", "target_rate", "rate_schedule", "achieved_rate",
                        "behind_events", "behind_fraction", "fell_behind", "lag_p99_ms", "max_lag_ms", "status")},
         "delay": delay_fit(run_dir, config.get("delay")),
-        "scheduler": scheduler_overhead(read_table(run_dir / "scheduler.csv")),
+        "scheduler": scheduler,
         "os_priority": read_json(run_dir / "os_priority.json"),  # klinkctl.run.os_priority: periods, threads
         "estimator": estimator_accuracy(read_table(run_dir / "estimator.csv"), *(measured or (None, None))),
         "accuracy": accuracy_summary(read_table(run_dir / "error.csv"), read_table(run_dir / "sampling.csv"),

@@ -266,3 +266,51 @@ def test_every_stop_of_the_world_is_taken_out_of_a_late_cycle_where_the_jvm_says
     (tmp_path / "scheduler.csv").write_text(header + "\n" + "\n".join(rows[:2]) + "\n" + rows[2][:-1] + "-1\n")
     assert "safepoint_stall_fraction" not in build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})[
         "scheduler"]  # -1: this JVM did not give its safepoint times
+
+
+def test_late_cycles_are_flagged_with_the_g1_cause_only_for_demoting_enforcement():
+    from klinkctl.results.summary import late_cycles_flag
+
+    late = {"p99_cycle_interval_ms": 480.0, "p99_cycle_interval_beyond_safepoint_ms": 300.0}
+    priority = {"cycle_ms": 120, "enforce": "priority", "policy": "klink"}
+    assert late_cycles_flag({"p99_cycle_interval_ms": 240.0}, priority, "g1") is None
+    flag = late_cycles_flag(late, priority, "g1")
+    assert flag.startswith("scheduler cycles came late: p99 interval 480 ms > 2r = 240 ms (300 ms beyond")
+    assert "--tm-gc parallel" in flag
+    assert "--tm-gc" not in late_cycles_flag(late, priority, "parallel")
+    assert "--tm-gc" not in late_cycles_flag(late, {**priority, "enforce": "pause"}, "g1")
+    assert "--tm-gc" in late_cycles_flag(late, {"cycle_ms": 120, "policy": "os-priority"}, "g1")
+    assert late_cycles_flag({}, priority, "g1") is None
+
+
+def test_the_summary_reads_the_stacks_collector_from_config_yaml(tmp_path):
+    import yaml
+
+    from klinkctl.results.summary import stack_collector
+
+    assert stack_collector(tmp_path) is None
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"bench": {}, "stack": {"taskmanager_gc": "parallel"}}))
+    assert stack_collector(tmp_path) == "parallel"
+
+
+def test_a_stop_recorded_one_cycle_late_is_taken_out_of_the_interval_it_happened_in(tmp_path):
+    header = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,cycle_cpu_ns,gc_ms,safepoint_ms"
+    rows = ["100,klink,4,4,0,1000,a,q00=1,0.5,1000,0,0",
+            "220,klink,4,4,0,1000,a,q00=1,0.5,1000,0,0",
+            "880,klink,4,4,0,1000,a,q00=1,0.5,1000,0,0",  # 660 ms late, its 600 ms stop not yet in HotSpot's totals
+            "1000,klink,4,4,0,1000,a,q00=1,0.5,1000,0,600",  # read here, in a 120 ms interval
+            "1120,klink,4,4,0,1000,a,q00=1,0.5,1000,0,0"]
+    (tmp_path / "scheduler.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    overhead = build_summary(tmp_path, "r", {}, "completed", "", (0, 10), {})["scheduler"]
+    assert overhead["p99_cycle_interval_ms"] > 600
+    assert overhead["p99_cycle_interval_beyond_safepoint_ms"] <= 180  # 660 less the 480 ms that spilled back
+
+
+def test_stall_in_interval_keeps_a_stop_that_fits_where_it_was_recorded():
+    import pandas as pd
+
+    from klinkctl.results.summary import stall_in_interval
+
+    intervals = pd.Series([120.0, 600.0, 121.0, 300.0])
+    recorded = pd.Series([0.0, 500.0, 660.0, 100.0])
+    assert stall_in_interval(intervals, recorded).tolist() == [0.0, 500.0 + 539.0, 121.0, 100.0]

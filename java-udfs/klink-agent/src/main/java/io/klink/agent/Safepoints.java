@@ -11,6 +11,8 @@ import java.util.Set;
  * JDK 17's collector beans do not count, periodic cleanups). A scheduler cycle that comes late by that much waited
  * for the JVM, not for the CPU. HotSpot keeps the totals in {@code sun.management.HotspotRuntimeMBean}, which
  * {@code java.management} does not export: the agent exports it to itself through its {@link Instrumentation}.
+ * It adds a safepoint to the totals only after releasing the threads, so a cycle that starts right after one may
+ * read it a cycle late; {@code klinkctl.results.summary.stall_in_interval} gives it back to the interval it was in.
  */
 final class Safepoints {
 
