@@ -18,14 +18,23 @@ import pandas as pd
 import yaml
 
 from klinkctl.results.sweep_table import CELLS_FILE
-from klinkctl.sim.validation import TOLERANCE, VALIDATIONS, Validation, run_sweep, same_ranking
+from klinkctl.sim.validation import (TOLERANCE, VALIDATIONS, Validation, config_with, parse_settings, run_sweep,
+                                     same_ranking)
 
 SCHEDULER_STATS = ("light_cycle_fraction", "mean_cycle_interval_ms", "p99_cycle_interval_ms")
 
 
-def run_stats(sweep_dir: Path) -> pd.DataFrame:
+def with_variant(table: pd.DataFrame, sole_variant: str | None) -> pd.DataFrame:
+    """The table with a variant column: a sweep of one variant has none (the variant does not vary), so it gets
+    that variant's name."""
+    if "variant" in table or sole_variant is None:
+        return table
+    return table.assign(variant=sole_variant)
+
+
+def run_stats(sweep_dir: Path, sole_variant: str | None = None) -> pd.DataFrame:
     """Per run of a sweep directory: variant, rate and the summary's scheduler statistics."""
-    index = pd.read_csv(sweep_dir / "index.csv")
+    index = with_variant(pd.read_csv(sweep_dir / "index.csv"), sole_variant)
     if "warmup" in index:
         index = index[~index["warmup"].astype(str).str.lower().eq("true")]
     rows = []
@@ -35,28 +44,41 @@ def run_stats(sweep_dir: Path) -> pd.DataFrame:
         config = yaml.safe_load((sweep_dir / run["run_dir"] / "config.yaml").read_text())
         rows.append({"variant": run["variant"], "rate": config["bench"]["rate"],
                      **{key: scheduler.get(key) for key in SCHEDULER_STATS}})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).astype({key: float for key in SCHEDULER_STATS})  # NaN where no scheduler ran
 
 
-def per_cell(sweep_dir: Path) -> pd.DataFrame:
-    """Per variant and rate: the cells' mean and p99 latency and the runs' mean scheduler statistics."""
-    stats = run_stats(sweep_dir).groupby(["variant", "rate"], dropna=False).mean(numeric_only=True).reset_index()
-    cells = pd.read_csv(sweep_dir / CELLS_FILE)
+def per_cell(sweep_dir: Path, sole_variant: str | None = None) -> pd.DataFrame:
+    """Per variant and rate: the cells' mean and p99 latency and the runs' mean scheduler statistics.
+    sole_variant: the name of a sweep's only variant, which its tables do not name."""
+    stats = run_stats(sweep_dir, sole_variant).groupby(["variant", "rate"], dropna=False).mean(
+        numeric_only=True).reset_index()
+    cells = with_variant(pd.read_csv(sweep_dir / CELLS_FILE), sole_variant)
     keys = ["variant", "rate"] if "rate" in cells else ["variant"]
     if "rate" not in cells:
         stats = stats.drop(columns="rate")
     return cells[keys + ["mean_ms", "mean_ci_low", "mean_ci_high", "p99_ms"]].merge(stats, on=keys, how="left")
 
 
-def simulated(validation: Validation, settings: dict, variants: list[str] | None) -> pd.DataFrame:
-    config = yaml.safe_load(validation.sim_config.read_text())
-    config["fixed"].update(settings)
+def only_variants(sim_config: Path, variants: list[str] | None, work: Path) -> tuple[Path, list[str]]:
+    """The sweep's config with only the named variants (none: all of them), written into work, and their names."""
+    config = yaml.safe_load(sim_config.read_text())
+    unknown = sorted(set(variants or ()) - set(config["variants"]))
+    if unknown:
+        raise SystemExit(f"{sim_config.name} has no variant {', '.join(unknown)}; "
+                         f"it has {', '.join(config['variants'])}")
     if variants:
         config["variants"] = {name: value for name, value in config["variants"].items() if name in variants}
+    path = work / f"only-{sim_config.name}"
+    path.write_text(yaml.safe_dump(config))
+    return path, list(config["variants"])
+
+
+def simulated(validation: Validation, settings: dict, variants: list[str] | None) -> pd.DataFrame:
     with tempfile.TemporaryDirectory() as work:
-        path = Path(work) / "sweep.yaml"
-        path.write_text(yaml.safe_dump(config))
-        return per_cell(run_sweep(path, Path(work)))
+        config, kept = only_variants(config_with(validation.sim_config, settings, Path(work)), variants, Path(work))
+        results = Path(work) / "results"
+        results.mkdir()
+        return per_cell(run_sweep(config, results), kept[0] if len(kept) == 1 else None)
 
 
 def compare(validation_name: str, settings: dict, variants: list[str] | None) -> pd.DataFrame:
@@ -80,10 +102,7 @@ def main() -> None:
     parser.add_argument("--variants", nargs="*", help="only these variants (default: all)")
     parser.add_argument("--out", type=Path, help="also write the table to this CSV file")
     args = parser.parse_args()
-    settings = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        settings[name] = yaml.safe_load(value)
+    settings = parse_settings(args.set)
     table = compare(args.validation, settings, args.variants)
     print(f"{args.validation} {settings}")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))

@@ -21,6 +21,15 @@ class SimOptions(Section):
                                                "stop-the-world bursts of this much CPU, ms (garbage collection), "
                                                "which the tasks wait behind. Calibrated here on one real cell (8 "
                                                "queries at 0.9 of capacity, Default: docs/simulator.md).", ge=0)
+    background_burst_spread: float = option(0.0, "(simulate) 0: every run's bursts are --background-burst-ms long; "
+                                                 "s > 0: each run's burst length is drawn from its seed, "
+                                                 "--background-burst-ms x exp(s z - s^2/2), a log-normal whose mean "
+                                                 "is --background-burst-ms (z: the normal quantile of the seed's "
+                                                 "place in the golden ratio's sequence, so a sweep's consecutive seeds "
+                                                 "spread over it), as the real TaskManager's stalls vary from run to "
+                                                 "run: s = 0.47-0.62 there (benchmarks/sim_burst_spread.py, "
+                                                 "docs/simulator.md, \"Stalls that vary from run to run\").",
+                                            ge=0, le=3)
     other_threads_share: float = option(0.0, "(simulate) Share of the background CPU (--background-cpu) that is not "
                                              "the collector's but other threads' (JIT compilers, Kafka fetchers, "
                                              "network): done in bursts of --other-threads-burst-ms that the tasks "

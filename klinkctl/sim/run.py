@@ -76,7 +76,7 @@ def model_parameters(config: RunSpec, spec: dict, calibration: Costs | None) -> 
     return {**{name: getattr(config, name) for name in SimOptions.model_fields},
             "costs": {task["role"]: {"cost_ns_per_record": task["costNsPerRecord"], "outputs": task["outputs"]}
                       for task in spec["queries"][0]["tasks"]},
-            "calibrated": calibration is not None}
+            "calibrated": calibration is not None, "background_burst_ms_drawn": spec["backgroundBurstMs"]}
 
 
 def write_config(run_dir: Path, run_id: str, config: RunSpec, calibration: Costs | None) -> None:

@@ -4,6 +4,9 @@ machine (klinkctl.sim.options)."""
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
+
 from klinkctl.run.bench import drain_cap_ms, progress_after_end_ms
 from klinkctl.run.config import RunSpec
 from klinkctl.sim.graphs import Costs, query_tasks
@@ -16,6 +19,26 @@ MIB = 1 << 20
 BASE_HEAP_FRACTION = 0.2
 #: Heap bytes per key of an open window (the key, its count and the window's map entry).
 STATE_BYTES_PER_KEY = 100
+#: The golden ratio's fraction: seed x this, mod 1, is a low-discrepancy sequence (Weyl's), so a sweep's consecutive
+#: seeds spread over the whole distribution (--background-burst-spread).
+GOLDEN_FRACTION = (math.sqrt(5) - 1) / 2
+
+
+def seed_quantile(seed: int) -> float:
+    """A quantile in (0, 1) for a seed: consecutive seeds' quantiles are spread evenly (five pseudo-random draws
+    would leave their mean off by about a half standard deviation, mixing a shift of the mean into the spread)."""
+    return (seed * GOLDEN_FRACTION) % 1.0 or 0.5
+
+
+def background_burst_ms(config: RunSpec) -> float:
+    """The run's stop-the-world burst length: --background-burst-ms, or with --background-burst-spread s > 0 that
+    length x exp(s z - s^2/2), z the standard normal's quantile of the run's seed (seed_quantile): a log-normal whose
+    mean is --background-burst-ms. Runs of one seed (a sweep's repetition) have the same length under every policy."""
+    spread = config.background_burst_spread
+    if spread <= 0:
+        return config.background_burst_ms
+    z = NormalDist().inv_cdf(seed_quantile(config.seed))
+    return config.background_burst_ms * math.exp(spread * z - spread * spread / 2)
 
 
 def sim_spec(config: RunSpec, plan: Plan, calibration: Costs | None) -> dict:
@@ -30,7 +53,7 @@ def sim_spec(config: RunSpec, plan: Plan, calibration: Costs | None) -> dict:
         "enforce": config.enforce,
         "nodes": config.nodes, "coresPerNode": config.node_cpu,
         "backgroundCpuFraction": config.background_cpu,
-        "backgroundBurstMs": config.background_burst_ms,
+        "backgroundBurstMs": background_burst_ms(config),
         "otherThreadsShare": config.other_threads_share, "otherThreadsBurstMs": config.other_threads_burst_ms,
         "gcPressure": config.gc_pressure,
         "bufferTimeoutMs": config.network_flush_ms,

@@ -4,10 +4,14 @@ and seeds, on the simulated TaskManager the real one was). The agreement table c
 mean and p99 SWM latency with the real ones and their CI across runs, and whether the policies rank the same.
 
 `python -m klinkctl.sim.validation` runs every simulate sweep, writes docs/data/sim-validation.csv and prints it
-(docs/simulator.md, "Validation"); tests/integration/test_sim_validation.py re-checks it."""
+(docs/simulator.md, "Validation"); tests/integration/test_sim_validation.py re-checks it. With `--set OPTION=VALUE`
+(repeatable) every simulate sweep runs with that setting added to its fixed ones (a model option tried against the
+committed one); `--validations NAME ...` runs only those. With either, the table is printed, and written only to
+`--out FILE` if given."""
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import subprocess
 import sys
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from klinkctl.errors import KlinkError
 from klinkctl.paths import PROJECT_ROOT
@@ -88,23 +93,69 @@ def simulate_sweep(config: Path, results: Path) -> pd.DataFrame:
     return pd.read_csv(run_sweep(config, results) / CELLS_FILE)
 
 
-def validate(validation: Validation, work: Path) -> pd.DataFrame:
+def parse_settings(items: list[str]) -> dict:
+    """`OPTION=VALUE` strings (a simulate option as a sweep's YAML names it, its value in YAML) as a dict."""
+    settings = {}
+    for item in items:
+        name, equals, value = item.partition("=")
+        if not equals or not name:
+            raise KlinkError(f"--set {item!r}: expected OPTION=VALUE, e.g. background-burst-spread=0.6")
+        settings[name] = yaml.safe_load(value)
+    return settings
+
+
+def config_with(sim_config: Path, settings: dict, work: Path) -> Path:
+    """A simulate sweep's config with settings added to its fixed ones, written into work (none: the config)."""
+    if not settings:
+        return sim_config
+    config = yaml.safe_load(sim_config.read_text())
+    config["fixed"].update(settings)
+    path = work / sim_config.name
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def validate(validation: Validation, work: Path, settings: dict | None = None) -> pd.DataFrame:
     results = work / validation.name
     results.mkdir(parents=True)
     return agreement(validation.name, pd.read_csv(validation.real_sweep / CELLS_FILE),
-                     simulate_sweep(validation.sim_config, results))
+                     simulate_sweep(config_with(validation.sim_config, settings or {}, work), results))
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m klinkctl.sim.validation", description=__doc__.splitlines()[0])
+    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                        help="a simulate option added to every simulate sweep's fixed settings")
+    parser.add_argument("--validations", nargs="+", choices=[v.name for v in VALIDATIONS], metavar="NAME",
+                        help="only these validations (default: all: " + ", ".join(v.name for v in VALIDATIONS) + ")")
+    parser.add_argument("--out", type=Path, help=f"write the table here (default: docs/data/{TABLE.name} without "
+                                                 "--set and --validations, nowhere with either)")
+    return parser.parse_args(argv)
+
+
+def table_path(args: argparse.Namespace) -> Path | None:
+    """Where the table goes: --out; else the committed table, unless the model or the validations were changed."""
+    return args.out or (None if args.set or args.validations else TABLE)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    settings = parse_settings(args.set)
+    chosen = [v for v in VALIDATIONS if not args.validations or v.name in args.validations]
     with tempfile.TemporaryDirectory() as work:
-        table = pd.concat([validate(v, Path(work)) for v in VALIDATIONS], ignore_index=True)
+        table = pd.concat([validate(v, Path(work), settings) for v in chosen], ignore_index=True)
     for key in (k for k in CELL_KEYS if k in table):
         table[key] = table[key].astype("Int64")  # whole numbers, not %.4g
-    table.to_csv(TABLE, index=False, float_format="%.4g")
+    out = table_path(args)
+    if out:
+        table.to_csv(out, index=False, float_format="%.4g")
+    if settings:
+        print(f"with {settings}")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     for name, rows in table.groupby("validation", sort=False):
         print(f"{name}: {int(rows['within'].sum())} of {len(rows)} cells within ±{TOLERANCE:.0%}, "
               f"policies rank {'the same' if same_ranking(rows) else 'differently'}")
+    print(f"in all: {int(table['within'].sum())} of {len(table)} cells within ±{TOLERANCE:.0%}")
 
 
 if __name__ == "__main__":

@@ -3,13 +3,14 @@ what the simulator does not model is refused before anything starts."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import build
 from klinkctl.run.sweep_plan import parse_sweep, plan_runs
 from klinkctl.sim.graphs import check_simulable, query_tasks
-from klinkctl.sim.spec import sim_spec
+from klinkctl.sim.spec import background_burst_ms, seed_quantile, sim_spec
 from klinkctl.workloads import common
 
 
@@ -98,3 +99,37 @@ def test_a_sweep_in_simulate_mode_plans_simulated_runs_and_checks_them():
     bad = parse_sweep({"workload": "kmeans", "mode": "simulate", "repetitions": 1}, "s.yaml", "s")
     with pytest.raises(KlinkError, match="simulate models"):
         plan_runs(bad, "s.yaml")
+
+
+def test_without_a_spread_every_run_has_the_declared_burst_length():
+    for seed in (42, 43, 44):
+        _, spec = spec_of(seed=seed, background_burst_ms=90)
+        assert spec["backgroundBurstMs"] == 90
+
+
+def test_with_a_spread_each_seed_draws_its_burst_length_and_every_policy_of_a_seed_the_same():
+    lengths = [spec_of(seed=seed, background_burst_spread=0.6)[1]["backgroundBurstMs"] for seed in range(42, 47)]
+    assert len(set(lengths)) == 5 and min(lengths) < 160 < max(lengths)
+    _, klink = spec_of(seed=44, policy="klink", background_burst_spread=0.6)
+    _, again = spec_of(seed=44, background_burst_spread=0.6)
+    assert klink["backgroundBurstMs"] == again["backgroundBurstMs"] == lengths[2]
+
+
+def test_the_drawn_burst_lengths_are_a_log_normal_whose_mean_is_the_declared_length():
+    config, _ = spec_of(background_burst_ms=100, background_burst_spread=0.5)
+    lengths = np.array([background_burst_ms(config.model_copy(update={"seed": seed})) for seed in range(2000)])
+    assert lengths.mean() == pytest.approx(100, rel=0.01)
+    assert np.log(lengths).std() == pytest.approx(0.5, rel=0.02)
+
+
+def test_consecutive_seeds_spread_over_the_whole_distribution():
+    quantiles = sorted(seed_quantile(seed) for seed in range(42, 47))
+    assert all(0 < q < 1 for q in quantiles)
+    assert max(np.diff([0, *quantiles, 1])) < 0.4  # no gap wider than two fifths
+
+
+@pytest.mark.parametrize("value", [-0.1, 3.5, "wide", True])
+def test_a_bad_burst_spread_is_one_line(value):
+    with pytest.raises(KlinkError, match="background-burst-spread") as error:
+        build({"workload": "ysb", "window_ms": 3000, "background_burst_spread": value})
+    assert "\n" not in str(error.value)
