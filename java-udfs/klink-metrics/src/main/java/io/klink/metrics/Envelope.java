@@ -1,12 +1,15 @@
 package io.klink.metrics;
 
+import org.apache.flink.api.common.typeinfo.TypeInfo;
+
 /**
  * The one record type of an instrumented pipeline: data, a blocking latency marker, a watermark probe,
  * a window result, or a window-firing summary travel in the same channels, so markers queue behind data
  * exactly as data does (Flink's built-in LatencyMarker bypasses window buffers, DESIGN.md §4).
  *
- * <p>A Flink POJO (public fields, no-arg constructor) so it is serialized by the PojoSerializer.
+ * <p>Serialized by {@link EnvelopeSerializer}, which writes only the fields a kind uses.
  */
+@TypeInfo(EnvelopeTypeInfo.Factory.class)
 public class Envelope {
 
     public static final byte DATA = 0;
