@@ -1,4 +1,4 @@
-"""Per combiner variant of a surge sweep: trips/s read during the surge, mean SWM latency, the busiest shaped
+"""Per combiner variant of a combiner sweep: trips/s read during the surge (or over the measured span of steady runs), mean SWM latency, the busiest shaped
 link's use and bytes per partial at the window (tasks.csv bytes_in / records_in), with the reference's ratio to
 each (geometric means, Welch interval on logs across runs: klinkctl.results.groups.ratio_interval).
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def measured_runs(sweep: Path):
         yield row["variant"], json.loads(summary.read_text()), list(csv.DictReader(open(sweep / row["run_dir"] / "tasks.csv")))
 
 
+def events_read(throughput: dict) -> float:
+    """Events/s the sources read during the surge, or over the measured span of a run without one."""
+    surge = throughput.get("during_surge")
+    return surge["read_events_per_s"] if surge else throughput["flink_source_records_per_s"]
+
+
 def bytes_per_partial(tasks: list[dict]) -> float:
     """Bytes in per record of the task that receives the partials: our window, or Flink's global aggregate."""
     receiver = [t for t in tasks if t["role"] == "window" or t["role"].startswith("GlobalGroupAggregate")]
@@ -34,11 +41,11 @@ def bytes_per_partial(tasks: list[dict]) -> float:
 def table(sweep: Path, reference: str) -> list[str]:
     columns = defaultdict(lambda: defaultdict(list))
     for variant, summary, tasks in measured_runs(sweep):
-        columns[variant]["read"].append(summary["throughput"]["during_surge"]["read_events_per_s"])
-        columns[variant]["latency"].append(summary["swm_latency_ms"]["mean"])
+        columns[variant]["read"].append(events_read(summary["throughput"]))
+        columns[variant]["latency"].append(summary["swm_latency_ms"]["mean"] or math.nan)
         columns[variant]["link"].append(max(link["utilisation"] for link in summary["tm_links"].values()))
         columns[variant]["bytes"].append(bytes_per_partial(tasks))
-    lines = [f"| combiner | read during the surge, trips/s per run | {reference} × it [CI] | mean SWM latency, s | "
+    lines = [f"| combiner | read (during the surge, if any), trips/s per run | {reference} × it [CI] | mean SWM latency, s | "
              f"{reference}'s latency × it [CI] | busiest link's use | bytes per partial |", "|---|---|---|---|---|---|---|"]
     for variant, values in columns.items():
         read, latency = (_ratio(values[name], columns[reference][name]) if variant != reference else "1"
