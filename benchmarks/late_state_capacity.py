@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from capacity_rounds import search_row  # beside this script
 from klinkctl.results.stats import compare_samples, t_interval
 from klinkctl.results.sweep_table import taskmanager_cpu_percent
 from klinkctl.results.tables import read_table
@@ -38,11 +39,7 @@ def variant(config: dict) -> str:
 def searches(root: Path) -> pd.DataFrame:
     rows = []
     for path, capacity in late_searches(root):
-        failed = [p["rate"] for p in capacity["probes"] if p["verdict"] not in ("sustainable", "unsteady")]
-        rows.append({"state": variant(capacity["config"]), "search": path.parent.name, "rate": capacity["rate"],
-                     "lowest_failed": min(failed, default=None), "converged": capacity["converged"],
-                     "restarts": len(capacity.get("restarts", [])), "probes": len(capacity["probes"]),
-                     "stopped": capacity["stopped"]})
+        rows.append({"state": variant(capacity["config"]), **search_row(path, capacity)})
     return pd.DataFrame(rows)
 
 
