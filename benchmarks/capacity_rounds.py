@@ -25,18 +25,20 @@ def search_row(path: Path, capacity: dict) -> dict:
     return {"search": path.parent.name, "rate": capacity["rate"], "lowest_failed": min(failed, default=None),
             "converged": capacity["converged"], "bottleneck": capacity["bottleneck"],
             "restarts": len(capacity.get("restarts", [])), "probes": len(capacity["probes"]),
-            "latency_ms_at_rate": _latency_at(path.parent, capacity), "stopped": capacity["stopped"]}
+            **_at_rate(path.parent, capacity), "stopped": capacity["stopped"]}
 
 
-def _latency_at(search_dir: Path, capacity: dict) -> float | None:
-    """Mean SWM latency of the sustainable probe at the search's rate."""
+def _at_rate(search_dir: Path, capacity: dict) -> dict:
+    """The sustainable probe at the search's rate: its mean SWM latency and the span its latency trend was judged
+    over (windows measured; a short span says little about a trend)."""
     for probe in capacity["probes"]:
         if probe["rate"] == capacity["rate"] and probe["passed"]:
             run_dir = Path(probe["run_dir"])
             summary = (run_dir if run_dir.is_dir() else search_dir / run_dir.name) / "summary.json"
-            if summary.is_file():
-                return (json.loads(summary.read_text()).get("swm_latency_ms") or {}).get("mean")
-    return None
+            latency = json.loads(summary.read_text()).get("swm_latency_ms") or {} if summary.is_file() else {}
+            return {"latency_ms_at_rate": latency.get("mean"),
+                    "trend_span_s": (probe["criteria"].get("latency_trend") or {}).get("span_s")}
+    return {"latency_ms_at_rate": None, "trend_span_s": None}
 
 
 def searches(root: Path) -> pd.DataFrame:
