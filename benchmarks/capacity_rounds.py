@@ -55,8 +55,9 @@ def per_variant(table: pd.DataFrame, reference: str, column: str = "variant") ->
         rates = table.loc[table[column] == name, "rate"].dropna()
         low, high = t_interval(rates)
         ratio, ratio_low, ratio_high = ratio_interval(rates.tolist(), reference_rates)
+        versus = "1" if name == reference else f"{ratio:.2f} [{ratio_low:.2f}–{ratio_high:.2f}]"
         rows.append({column: name, "searches": len(rates), "mean": rates.mean(), "ci": f"{low:.0f}–{high:.0f}",
-                     f"{reference} ×": f"{ratio:.2f} [{ratio_low:.2f}–{ratio_high:.2f}]"})
+                     f"{reference} × it": versus})
     return pd.DataFrame(rows)
 
 
