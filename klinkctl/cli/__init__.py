@@ -50,6 +50,7 @@ def main() -> None:
     prereqs.check_python()
 
 
-for command in (stack.up, stack.status, stack.down, stack.smoke, bench.bench, capacity.capacity_command(bench.bench),
-                sweep.sweep, simulate.simulate, compare.compare, report.report, archive.archive_command, netem.netem):
+for command in (stack.up, stack.status, stack.down, stack.smoke, bench.bench,
+                capacity.capacity_command(bench.bench, simulate.simulate), sweep.sweep, simulate.simulate, compare.compare,
+                report.report, archive.archive_command, netem.netem):
     main.add_command(command)

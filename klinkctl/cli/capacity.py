@@ -1,6 +1,6 @@
 """`klinkctl capacity`: the maximum sustainable rate of a configuration (klinkctl.run.capacity). Built by
-``capacity_command(bench)`` so that it takes every bench option (declared once, on bench) but the rate, which
-it searches for.
+``capacity_command(bench, simulate)`` so that it takes every bench option (declared once, on bench) but the rate,
+which it searches for, and simulate's options of the simulated machine (for `--simulate`).
 
 The library (klinkctl.run.capacity: SciPy, pandas) is imported inside the command, so that the CLI starts fast.
 """
@@ -23,6 +23,7 @@ from klinkctl.stack.running import ON_LOST_TASKMANAGER
 from klinkctl.errors import KlinkError, RunNotCompleted
 from klinkctl.run.capacity_warmup import (AUTO, JIT_SETTLED_SHARE, MAX_AUTO_WARMUPS, WARM_AFTER_JOBS, parse_warmup_runs,
                                          warmups_needed)
+from klinkctl.sim.options import SIM_OPTION_NAMES
 
 if TYPE_CHECKING:
     from klinkctl.run.capacity import Probe, SearchResult
@@ -39,8 +40,9 @@ not reached) and why each probe passed or failed. Takes every bench option but -
 --warmup default to 30s and 6s per probe. See docs/capacity.md."""
 
 
-def capacity_command(bench: click.Command) -> click.Command:
+def capacity_command(bench: click.Command, simulate: click.Command) -> click.Command:
     shared = [param for param in bench.params if param.name not in (*SEARCHED, FORMAT)]
+    simulated_machine = [param for param in simulate.params if param.name in SIM_OPTION_NAMES]
     own = [
         click.Option(["--start-rate"], type=int, default=10_000, show_default=True,
                      help="Events/s per query of the first probe."),
@@ -65,17 +67,21 @@ def capacity_command(bench: click.Command) -> click.Command:
         click.Option(["--max-rate"], type=int, default=None, help="Never probe above this rate per query. [no limit]"),
         click.Option(["--out"], type=click.Path(path_type=Path, dir_okay=False), default=None,
                      help="Where capacity.json is written. [inside the capacity directory]"),
+        click.Option(["--simulate"], is_flag=True, default=False,
+                     help="Probe with `klinkctl simulate` runs (the machine the (simulate) options describe) "
+                          "instead of the running stack: no stack needed, no warm-up runs (a simulated "
+                          "TaskManager does not warm up). For sweeps with `mode: simulate` at a --load."),
     ]
-    return click.Command("capacity", callback=capacity, params=[*shared, *own], help=HELP,
+    return click.Command("capacity", callback=capacity, params=[*shared, *simulated_machine, *own], help=HELP,
                          short_help="Maximum sustainable rate of a configuration (capacity.json).")
 
 
 def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_file: Path | None, start_rate: int,
              factor: float, precision: float, max_probes: int, max_rate: int | None, warmup_runs: str,
-             on_lost_taskmanager: str, out: Path | None, **options) -> None:
+             on_lost_taskmanager: str, out: Path | None, simulate: bool, **options) -> None:
     from klinkctl.run import capacity as cap
     from klinkctl.run.bench import run_bench
-    from klinkctl.run.capacity_criteria import ABORTED, BROKE_THE_STACK, Thresholds
+    from klinkctl.run.capacity_criteria import BROKE_THE_STACK, Thresholds
     from klinkctl.run.capacity_warmup import run_warmups
     from klinkctl.run.config import resolve
     from klinkctl.stack.health import lost_taskmanagers, stack_problem
@@ -95,6 +101,13 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     config = cap.probe_config(config, settings.start_rate).changed(duration_ms=duration_ms, warmup_ms=warmup_ms)
     if out is not None and out.is_dir():
         raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
+    given_sim_options = [name for name in SIM_OPTION_NAMES if click.get_current_context().get_parameter_source(name)
+                         not in (None, click.core.ParameterSource.DEFAULT)]
+    if given_sim_options and not simulate:
+        option = "--" + given_sim_options[0].replace("_", "-")
+        raise KlinkError(f"{option} describes a simulated machine: add --simulate, or leave it out on the real stack")
+    if simulate:
+        return _simulated_capacity(workload, config, settings, thresholds, results_dir, out)
     spec, processes = running_stack(state_dir)
     restart = taskmanager_restarter(spec, asked_by="--on-lost-taskmanager restart") \
         if on_lost_taskmanager == "restart" else None
@@ -153,15 +166,44 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
         result = cap.search(probe, settings, finished)
     document = cap.capacity_document(workload, config.to_dict(), spec.to_dict(), directory, result, settings,
                                      thresholds, warmups, warmup_rule, restarts)
+    if restarts:
+        click.echo(f"restarted the stack {len(restarts)} time(s) after a probe lost a TaskManager (capacity.json)")
+    _finish(document, directory, out, result, int(config.queries), time.monotonic() - started)
+
+
+def _finish(document: dict, directory: Path, out: Path | None, result: SearchResult, queries: int,
+            took_s: float) -> None:
+    """Writes capacity.json (and the --out copy), prints the probes and the result."""
+    from klinkctl.run import capacity as cap
+    from klinkctl.run.capacity_criteria import ABORTED
+
     path = cap.write_capacity(directory / "capacity.json", document)
     if out is not None:  # a copy where the user wants it; the search directory stays complete
         path = cap.write_capacity(out, document)
-    _print_result(result, int(config.queries), format_duration(time.monotonic() - started))
-    if restarts:
-        click.echo(f"restarted the stack {len(restarts)} time(s) after a probe lost a TaskManager (capacity.json)")
+    _print_result(result, queries, format_duration(took_s))
     click.echo(f"capacity.json: {path}")
     if result.bottleneck == ABORTED:
         raise RunNotCompleted(f"capacity search ended: {result.stopped}")
+
+
+def _simulated_capacity(workload: str, config, settings, thresholds, results_dir: Path, out: Path | None) -> None:
+    """The search with simulated probes: the same criteria on the same files, no stack."""
+    from klinkctl.run import capacity as cap
+    from klinkctl.sim.run import run_simulation
+
+    directory = cap.new_capacity_dir(results_dir, workload)
+    started = time.monotonic()
+    with console.status("simulated probes") as spinner:
+        def finished(probe: Probe) -> None:
+            spinner.console.print(f"  {probe.rate} events/s per query: {probe.assessment.verdict}: "
+                                  f"{probe.assessment.why} -> {probe.run_dir}", markup=False, highlight=False,
+                                  soft_wrap=True)
+
+        probe = cap.bench_probe(config, lambda probe_settings: run_simulation(probe_settings, directory), thresholds)
+        result = cap.search(probe, settings, finished)
+    document = cap.capacity_document(workload, config.to_dict(), {"simulated": True}, directory, result, settings,
+                                     thresholds, warmup_rule="none: simulated")
+    _finish(document, directory, out, result, int(config.queries), time.monotonic() - started)
 
 
 def _print_result(result: SearchResult, queries: int, took: str) -> None:

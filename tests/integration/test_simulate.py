@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 SETTINGS = """workload: ysb
 queries: 4
@@ -71,3 +72,34 @@ def test_a_simulate_sweep_needs_no_stack_and_its_report_labels_every_figure(tmp_
     report = klinkctl("report", str(directory))
     assert report.returncode == 0, report.stderr
     assert "Simulated</strong>: 4 of 4 runs" in (directory / "report" / "index.html").read_text()
+
+
+def test_capacity_of_a_simulated_machine_is_its_cpu_over_the_work_per_event_and_a_sweep_runs_at_a_load(
+        tmp_path: Path) -> None:
+    capacity_file = tmp_path / "capacity-sim.json"
+    done = klinkctl("capacity", "ysb", "--simulate", "--queries", "4", "--window", "2s", "--watermark-bound", "200ms",
+                    "--delay", "uniform:0-400ms", "--node-cpu", "0.1", "--duration", "20s", "--warmup", "6s",
+                    "--start-rate", "4000", "--factor", "1.5", "--results", str(tmp_path / "results"),
+                    "--out", str(capacity_file))
+    assert done.returncode == 0, done.stderr
+    capacity = json.loads(capacity_file.read_text())
+    assert capacity["stack"] == {"simulated": True} and capacity["bottleneck"] == "flink" and capacity["converged"]
+    assert all((Path(probe["run_dir"]) / "generator.csv").is_file() for probe in capacity["probes"])
+    model = json.loads((Path(capacity["probes"][0]["run_dir"]) / "summary.json").read_text())["model"]
+    source, window = model["costs"]["source"], model["costs"]["window"]
+    ns_per_event = source["cost_ns_per_record"] + source["outputs"][0]["selectivity"] * window["cost_ns_per_record"]
+    tasks_share = model["node_cpu"] * (1 - model["background_cpu"])
+    assert 0.85 < capacity["total_rate"] / (tasks_share * 1e9 / ns_per_event) < 1.05
+    sweep = tmp_path / "at-load.yaml"
+    sweep.write_text(f"name: at-load\nmode: simulate\nworkload: ysb\nrepetitions: 1\nfixed:\n  queries: 4\n"
+                     f"  window: 2s\n  watermark-bound: 200ms\n  delay: uniform:0-400ms\n  node-cpu: 0.1\n"
+                     f"  capacity: {capacity_file}\ngrid:\n  load: [0.5, 1.2]\n")
+    swept = klinkctl("sweep", str(sweep), "--results", str(tmp_path / "sweeps"), "--state-dir", str(tmp_path / "none"))
+    assert swept.returncode == 0, swept.stderr
+    runs = [(yaml.safe_load((path / "config.yaml").read_text())["bench"], json.loads((path / "summary.json").read_text()))
+            for path in (tmp_path / "sweeps").glob("at-load-*/sim-*")]
+    offered = {config["load"]: (config["rate"], summary["throughput"]) for config, summary in runs}
+    assert {load: rate for load, (rate, _) in offered.items()} == {0.5: round(0.5 * capacity["rate"]),
+                                                                     1.2: round(1.2 * capacity["rate"])}
+    read = {load: throughput["flink_source_records_per_s"] / (rate * 4) for load, (rate, throughput) in offered.items()}
+    assert read[0.5] > 0.97 and read[1.2] < 0.9  # below its capacity the machine keeps up, above it does not

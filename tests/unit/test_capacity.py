@@ -457,3 +457,14 @@ def test_a_late_state_probe_warms_up_until_its_state_is_full_unless_told_otherwi
     assert cap.probe_times(RunSpec(workload="ysb"), warmup_given=False, duration_given=False)[2] is None
     assert cap.probe_times(late_spec(warmup_ms=21_000, duration_ms=40_000), warmup_given=True,
                            duration_given=True) == (40_000, 21_000, None)
+
+
+def test_a_simulated_machine_option_on_the_real_stack_is_refused_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from klinkctl.cli import main
+
+    done = CliRunner().invoke(main, ["capacity", "ysb", "--node-cpu", "0.25", "--state-dir", str(tmp_path / "none")])
+    assert done.exit_code == 2
+    assert done.output.strip() == ("error: --node-cpu describes a simulated machine: add --simulate, or leave it out "
+                                   "on the real stack")

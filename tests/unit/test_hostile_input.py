@@ -10,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from klinkctl.cli import bench as bench_cli, main, stack as stack_cli
+from klinkctl.cli import bench as bench_cli, main, simulate as simulate_cli, stack as stack_cli
 from klinkctl.cli.capacity import capacity_command
 from klinkctl.errors import KlinkError
 from klinkctl.stack import backends, running
@@ -54,7 +54,8 @@ def assert_clean(result) -> None:
 
 BENCH_OPTIONS = options(bench_cli.bench, {"--state-dir", "--results", "--config"})
 UP_OPTIONS = options(stack_cli.up, {"--state-dir", "--backend"})
-CAPACITY_OPTIONS = options(capacity_command(bench_cli.bench), {"--state-dir", "--results", "--config", "--out"})
+CAPACITY_OPTIONS = options(capacity_command(bench_cli.bench, simulate_cli.simulate),
+                           {"--state-dir", "--results", "--config", "--out"})
 
 
 @pytest.mark.parametrize("option", BENCH_OPTIONS)

@@ -21,6 +21,7 @@ final class Outputs implements AutoCloseable {
     static final String SCHEDULER_HEADER = "time,policy,tasks,running,paused,cycle_ns,decisions,why,memory_used,"
             + "cycle_cpu_ns";
     static final String THROUGHPUT_HEADER = "run,policy,time,job_vertex,query,records_in_per_s,records_out_per_s";
+    static final String GENERATOR_HEADER = "second,sent,scheduled,behind_events,max_lag_ms";
 
     private final Path dir;
     private final String run;
@@ -29,6 +30,7 @@ final class Outputs implements AutoCloseable {
     private final BufferedWriter latency;
     private final BufferedWriter scheduler;
     private final BufferedWriter throughput;
+    private final BufferedWriter generator;
     private BufferedWriter estimator;
 
     Outputs(Path dir, String run, String policy, long warmupUntilMs) throws IOException {
@@ -40,6 +42,7 @@ final class Outputs implements AutoCloseable {
         latency = open("latency.csv", LATENCY_HEADER);
         scheduler = open("scheduler.csv", SCHEDULER_HEADER);
         throughput = open("throughput.csv", THROUGHPUT_HEADER);
+        generator = open("generator.csv", GENERATOR_HEADER);
     }
 
     private BufferedWriter open(String name, String header) throws IOException {
@@ -65,6 +68,10 @@ final class Outputs implements AutoCloseable {
     void throughputRow(long now, SimTask task, double inPerS, double outPerS) {
         line(throughput, String.join(",", run, policy, Long.toString(now), task.vertex, task.info.queryId(),
                 num(inPerS), num(outPerS)));
+    }
+
+    void generatorRow(long second, long sent) {
+        line(generator, second + "," + sent + "," + sent + ",0,0.0");
     }
 
     void estimatorRows(List<EstimatorRecord> records, double confidence) {
@@ -105,6 +112,7 @@ final class Outputs implements AutoCloseable {
         latency.close();
         scheduler.close();
         throughput.close();
+        generator.close();
         if (estimator != null) {
             estimator.close();
         }
