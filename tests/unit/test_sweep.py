@@ -21,6 +21,7 @@ from klinkctl.run import sweep_directory, sweep_plan
 from klinkctl.run.bench import RunOutcome
 from klinkctl.run.config import WORKLOADS, RunSpec, user_settings
 from klinkctl.run.load import capacity_path
+from klinkctl.sim.options import SIM_OPTION_NAMES
 from klinkctl.units import duration_ms
 from klinkctl.cli.output import format_duration
 from klinkctl.progress import eta_s
@@ -236,11 +237,14 @@ def write_stand_in_capacities(raw: dict, root: Path) -> None:
     fixed, grid = raw["fixed"], raw.get("grid") or {}
     axes = [grid.get(key, [fixed[key]] if key in fixed else [None]) for key in CAPACITY_CELL_SETTINGS]
     for values in itertools.product(*axes):
-        settings = user_settings({key: value for key, value in zip(CAPACITY_CELL_SETTINGS, values) if value is not None},
-                              "test")
+        cell = user_settings({key: value for key, value in zip(CAPACITY_CELL_SETTINGS, values) if value is not None},
+                             "test")
+        # a simulated sweep's capacity was measured on the simulated machine its fixed settings describe
+        machine = {field: value for key, value in fixed.items() if key != "capacity"
+                   for field, value in user_settings({key: value}, "test").items() if field in SIM_OPTION_NAMES}
         measured = RunSpec(window_ms=duration_ms(fixed["window"], "window"),
-                               generator_cpus=str(fixed.get("generator-cpus", "")), **settings).to_dict()
-        path = root / capacity_path(fixed["capacity"], settings)
+                           generator_cpus=str(fixed.get("generator-cpus", "")), **machine, **cell).to_dict()
+        path = root / capacity_path(fixed["capacity"], cell)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"kind": "klinkctl-capacity", "version": 1, "workload": "ysb", "rate": 20_000,
                                     "bottleneck": "flink", "stopped": "test", "config": {**measured, "rate": 20_000}}))

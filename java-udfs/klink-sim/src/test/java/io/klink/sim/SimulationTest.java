@@ -67,6 +67,10 @@ class SimulationTest {
         double mean = meanLatency(dir);
         assertTrue(mean >= 200 && mean <= 200 + 100 + 20, "bound 200 ms + up to one 100 ms watermark period: " + mean);
         assertEquals(16_000L, sim.get("simulated_events"));
+        List<String[]> generator = rows(dir.resolve("generator.csv"));
+        assertEquals(8, generator.size(), "one row per second of generation");
+        assertTrue(generator.stream().allMatch(r -> r[1].equals("2000") && r[2].equals("2000")),
+                "2 queries x 1000 events/s sent each second, on schedule");
         assertEquals("every expected window fired", Files.readString(dir.resolve("drain.json")).lines()
                 .filter(l -> l.contains("stopped_by")).findFirst().orElseThrow().split("\"")[3]);
     }
