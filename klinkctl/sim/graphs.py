@@ -16,24 +16,38 @@ from klinkctl.run.config import RunSpec
 #: Per role: CPU ns per input record and records out per record in (for a window: results per window key).
 Costs = dict[str, dict[str, float]]
 
-#: Per workload and role. YSB's are measured here (docs/simulator.md, "Calibration": the sources' thread CPU per
-#: event and the windows' per view over the 20 measured runs of docs/data/sim-validation-zipf-8q-20261125-023349); NYT's and LRB's are YSB's scaled by their
-#: chains' length until they are calibrated too.
+#: Per workload and role, the mean over the measured runs (warm-ups left out) of each sweep's `read_calibration`
+#: (docs/simulator.md, "Calibration"): docs/data/sim-calibration-{ysb-20261128-192144, nyt-20261128-192645,
+#: lrb-20261128-192946}, 3 runs each on `klinkctl up --tm-cpus 1 --tm-cpu-quota 0.25` with the compact envelope
+#: encoding (docs/workloads.md), rounded to 10 ns; tests/unit/test_sim_costs.py holds them to those sweeps. A
+#: window's selectivity is its results per key and firing, which tasks.csv does not give (1: every key reports).
 DEFAULT_COSTS: dict[str, Costs] = {
     # YSB: source -> markers -> filter (views: 1 in 3) -> campaign join | window -> output -> sink
-    "ysb": {"source": {"cost_ns_per_record": 1670.0, "selectivity": 0.335},
-            "window": {"cost_ns_per_record": 900.0, "selectivity": 1.0}},
+    "ysb": {"source": {"cost_ns_per_record": 960.0, "selectivity": 0.335},
+            "window": {"cost_ns_per_record": 640.0, "selectivity": 1.0}},
     # NYT: source -> parse -> validate -> cell -> derive | sliding window -> output -> sink
-    "nyt": {"source": {"cost_ns_per_record": 2500.0, "selectivity": 1.0},
-            "window": {"cost_ns_per_record": 950.0, "selectivity": 1.0}},
-    # LRB: source -> parse -> accidents, crossings | stats-window -> stats-rows | toll-window -> output -> sink
-    "lrb": {"source": {"cost_ns_per_record": 2500.0, "selectivity": 1.0},
-            "stats-window": {"cost_ns_per_record": 950.0, "selectivity": 1.0},
-            "toll-window": {"cost_ns_per_record": 950.0, "selectivity": 1.0}},
+    "nyt": {"source": {"cost_ns_per_record": 1830.0, "selectivity": 0.983},
+            "window": {"cost_ns_per_record": 790.0, "selectivity": 1.0}},
+    # LRB: source -> parse -> accidents, crossings | stats-window -> stats-rows | toll-window -> output -> sink.
+    # The source's selectivity is all it sends per report, to both windows (lrb() splits it).
+    "lrb": {"source": {"cost_ns_per_record": 1410.0, "selectivity": 2.003},
+            "stats-window": {"cost_ns_per_record": 570.0, "selectivity": 1.0},
+            "toll-window": {"cost_ns_per_record": 640.0, "selectivity": 1.0}},
 }
 
-#: LRB's records that leave the source for the toll window directly (accident and crossing notices), per report.
-LRB_NOTICES_PER_REPORT = 0.01
+#: YSB's costs with Flink's PojoSerializer for envelopes, the encoding before 2026-11-28: the mean over the 20
+#: measured runs of docs/data/sim-validation-zipf-8q-20261125-023349 (same stack). The validation's real sweeps ran
+#: with it, so their twins pin it (`envelope-encoding: pojo`).
+POJO_ENCODING_YSB_COSTS: Costs = {"source": {"cost_ns_per_record": 1670.0, "selectivity": 0.335},
+                                  "window": {"cost_ns_per_record": 900.0, "selectivity": 1.0}}
+
+#: Per envelope encoding (--envelope-encoding): the workloads whose costs were measured with it.
+COSTS_BY_ENCODING: dict[str, dict[str, Costs]] = {"compact": DEFAULT_COSTS, "pojo": {"ysb": POJO_ENCODING_YSB_COSTS}}
+
+#: LRB's records that leave the source for the toll window directly (crossing and accident notices), per report:
+#: the toll windows' records in less the stats windows' records out, 1.000 per report in every query of
+#: docs/data/sim-calibration-lrb-20261128-192946 (the generator's cars cross into a new segment at every report).
+LRB_NOTICES_PER_REPORT = 1.0
 #: LRB's segments per query (stats and toll keys).
 LRB_SEGMENTS = 100
 #: NYT's grid cells a window reports (its keys).
@@ -63,7 +77,8 @@ def nyt(config: RunSpec, costs: Costs) -> list[dict]:
 
 def lrb(config: RunSpec, costs: Costs) -> list[dict]:
     toll_ms = config.slide_ms // 3 if config.stressed else config.slide_ms
-    return [task("source", "source", costs, config, [("stats-window", costs["source"]["selectivity"]),
+    to_stats = costs["source"]["selectivity"] - LRB_NOTICES_PER_REPORT
+    return [task("source", "source", costs, config, [("stats-window", to_stats),
                                                      ("toll-window", LRB_NOTICES_PER_REPORT)]),
             task("stats-window", "window", costs, config, [("toll-window", costs["stats-window"]["selectivity"])],
                  window_ms=config.window_ms, slide_ms=config.slide_ms, keys=LRB_SEGMENTS),
@@ -76,17 +91,25 @@ GRAPHS: dict[str, Callable[[RunSpec, Costs], list[dict]]] = {"ysb": ysb, "nyt": 
 
 def query_tasks(config: RunSpec, calibration: Costs | None = None) -> list[dict]:
     """The tasks of one query of `config`'s workload, with the calibration's costs where it has the role."""
+    check_modelled(config)
+    costs = {role: {**values, **(calibration or {}).get(role, {})}
+             for role, values in COSTS_BY_ENCODING[config.envelope_encoding][config.workload].items()}
+    return GRAPHS[config.workload](config, costs)
+
+
+def check_modelled(config: RunSpec) -> None:
+    """The workload has a graph, and costs measured with the run's envelope encoding."""
     if config.workload not in GRAPHS:
         raise KlinkError(f"simulate models the {', '.join(GRAPHS)} workloads, not {config.workload}")
-    costs = {role: {**values, **(calibration or {}).get(role, {})}
-             for role, values in DEFAULT_COSTS[config.workload].items()}
-    return GRAPHS[config.workload](config, costs)
+    measured = COSTS_BY_ENCODING[config.envelope_encoding]
+    if config.workload not in measured:
+        raise KlinkError(f"--envelope-encoding {config.envelope_encoding}: costs were measured with it for "
+                         f"{', '.join(measured)} only, not {config.workload}")
 
 
 def check_simulable(config: RunSpec) -> None:
     """What the simulator does not model, refused before anything is written."""
-    if config.workload not in GRAPHS:
-        raise KlinkError(f"simulate models the {', '.join(GRAPHS)} workloads, not {config.workload}")
+    check_modelled(config)
     if config.policy == "os-priority":
         raise KlinkError("--policy os-priority sets OS priorities of real threads from outside Flink; the simulator "
                          "has none: use bench for it")

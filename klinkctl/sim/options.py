@@ -6,6 +6,7 @@ from __future__ import annotations
 from klinkctl.options import Section, option
 
 QUEUE_MODES = ("credit", "heap")
+ENVELOPE_ENCODINGS = ("compact", "pojo")
 
 
 class SimOptions(Section):
@@ -16,7 +17,9 @@ class SimOptions(Section):
     background_cpu: float = option(0.355, "(simulate) Share of each node's CPU that threads other than the tasks use "
                                           "(Kafka fetchers, garbage collection, network): the tasks never get it and "
                                           "the policies never see it. Measured here: at its highest throughput the "
-                                           "task threads used 64.5 % of the TaskManager's CPU.", ge=0, lt=1)
+                                          "task threads used 64.5 % of the TaskManager's CPU (with the "
+                                          "PojoSerializer's task costs: docs/simulator.md, \"Calibration\").",
+                                   ge=0, lt=1)
     background_burst_ms: float = option(160.0, "(simulate) 0: the background work is done as it arises; > 0: in "
                                                "stop-the-world bursts of this much CPU, ms (garbage collection), "
                                                "which the tasks wait behind. Calibrated here on one real cell (8 "
@@ -69,6 +72,11 @@ class SimOptions(Section):
     calibrate_from: str = option("", "(simulate) A real run's directory (its tasks.csv, written by the agent): "
                                      "per-task costs and selectivities come from it instead of the workload's "
                                      "defaults.")
+    envelope_encoding: str = option("compact", "(simulate) Whose measured task costs a query's tasks take where "
+                                               "--calibrate-from gives none: compact = the jobs' envelope encoding "
+                                               "since 2026-11-28; pojo = Flink's PojoSerializer before it (YSB only: "
+                                               "the real runs the validation compares with; docs/simulator.md, "
+                                               "\"Calibration\").", choices=ENVELOPE_ENCODINGS)
     cost_scale: float = option(1.0, "(simulate) Multiplies every task's per-record cost (e.g. to model a slower "
                                     "machine).", gt=0)
     window_cost_scale: float = option(1.0, "(simulate) Multiplies the window tasks' per-record cost on top of "

@@ -9,9 +9,12 @@ import pytest
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import build
 from klinkctl.run.sweep_plan import parse_sweep, plan_runs
-from klinkctl.sim.graphs import check_simulable, query_tasks
+from klinkctl.sim.graphs import DEFAULT_COSTS, POJO_ENCODING_YSB_COSTS, check_simulable, query_tasks
 from klinkctl.sim.spec import background_burst_ms, seed_quantile, sim_spec
 from klinkctl.workloads import common
+
+
+SOURCE_NS, WINDOW_NS = (DEFAULT_COSTS["ysb"][role]["cost_ns_per_record"] for role in ("source", "window"))
 
 
 def spec_of(**values):
@@ -45,16 +48,24 @@ def test_a_calibration_replaces_the_costs_of_the_roles_it_has():
     config, _ = spec_of(cost_scale=2.0)
     source, window = query_tasks(config, {"window": {"cost_ns_per_record": 999.0}})
     assert window["costNsPerRecord"] == 1998.0
-    assert source["costNsPerRecord"] == 2 * 1670.0 and source["outputs"][0]["to"] == "window"
+    assert source["costNsPerRecord"] == 2 * SOURCE_NS and source["outputs"][0]["to"] == "window"
 
 
 def test_window_cost_scale_multiplies_only_the_windows_cost():
     config, spec = spec_of(cost_scale=2.0, window_cost_scale=11)
     source, window = query_tasks(config)
-    assert source["costNsPerRecord"] == 2 * 1670.0 and window["costNsPerRecord"] == 2 * 11 * 900.0
+    assert source["costNsPerRecord"] == 2 * SOURCE_NS and window["costNsPerRecord"] == 2 * 11 * WINDOW_NS
     assert spec["queries"][0]["tasks"][1]["costNsPerRecord"] == window["costNsPerRecord"]
     _, default = spec_of()
-    assert [t["costNsPerRecord"] for t in default["queries"][0]["tasks"]] == [1670.0, 900.0]
+    assert [t["costNsPerRecord"] for t in default["queries"][0]["tasks"]] == [SOURCE_NS, WINDOW_NS]
+
+
+def test_the_pojo_envelope_encoding_takes_its_own_measured_costs_and_a_calibration_still_wins():
+    config, spec = spec_of(envelope_encoding="pojo")
+    source, window = spec["queries"][0]["tasks"]
+    assert source["costNsPerRecord"] == POJO_ENCODING_YSB_COSTS["source"]["cost_ns_per_record"]
+    assert window["costNsPerRecord"] == POJO_ENCODING_YSB_COSTS["window"]["cost_ns_per_record"]
+    assert query_tasks(config, {"window": {"cost_ns_per_record": 999.0}})[1]["costNsPerRecord"] == 999.0
 
 
 @pytest.mark.parametrize("value", [0, -1, "fast", True])
@@ -82,6 +93,7 @@ def test_a_bad_gc_pressure_is_one_line(value):
     ({"policy": "os-priority"}, "os-priority"),
     ({"sampler": "kslack"}, "--sampler"),
     ({"placement": "split"}, "give --nodes 2 or more"),
+    ({"workload": "nyt", "slide_ms": 1000, "envelope_encoding": "pojo"}, "measured with it for ysb only"),
 ])
 def test_what_the_simulator_does_not_model_is_refused(values, complaint):
     config = build({"workload": "ysb", "window_ms": 3000, **values})
