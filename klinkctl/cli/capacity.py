@@ -107,6 +107,10 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
         option = "--" + given_sim_options[0].replace("_", "-")
         raise KlinkError(f"{option} describes a simulated machine: add --simulate, or leave it out on the real stack")
     if simulate:
+        for name, option in (("warmup_runs", "--warmup-runs"), ("on_lost_taskmanager", "--on-lost-taskmanager")):
+            if click.get_current_context().get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+                raise KlinkError(f"{option} is for the real stack; a simulated TaskManager neither warms up nor is "
+                                 "lost: leave it out with --simulate")
         return _simulated_capacity(workload, config, settings, thresholds, results_dir, out)
     spec, processes = running_stack(state_dir)
     restart = taskmanager_restarter(spec, asked_by="--on-lost-taskmanager restart") \
@@ -189,8 +193,10 @@ def _finish(document: dict, directory: Path, out: Path | None, result: SearchRes
 def _simulated_capacity(workload: str, config, settings, thresholds, results_dir: Path, out: Path | None) -> None:
     """The search with simulated probes: the same criteria on the same files, no stack."""
     from klinkctl.run import capacity as cap
+    from klinkctl.sim.graphs import check_simulable
     from klinkctl.sim.run import run_simulation
 
+    check_simulable(config)  # refused before a directory is made, not by the first probe
     directory = cap.new_capacity_dir(results_dir, workload)
     started = time.monotonic()
     with console.status("simulated probes") as spinner:

@@ -468,3 +468,18 @@ def test_a_simulated_machine_option_on_the_real_stack_is_refused_in_one_line(tmp
     assert done.exit_code == 2
     assert done.output.strip() == ("error: --node-cpu describes a simulated machine: add --simulate, or leave it out "
                                    "on the real stack")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--warmup-runs", "3"], "error: --warmup-runs is for the real stack; a simulated TaskManager neither warms up nor "
+                             "is lost: leave it out with --simulate"),
+    (["--policy", "os-priority"], "error: --policy os-priority sets OS priorities of real threads from outside "
+                                  "Flink; the simulator has none: use bench for it")])
+def test_what_a_simulated_search_cannot_do_is_refused_before_anything_is_written(tmp_path, args, message):
+    from click.testing import CliRunner
+
+    from klinkctl.cli import main
+
+    done = CliRunner().invoke(main, ["capacity", "ysb", "--simulate", "--results", str(tmp_path / "results"), *args])
+    assert done.exit_code == 2 and done.output.strip() == message
+    assert not (tmp_path / "results").exists()
