@@ -101,14 +101,13 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     config = cap.probe_config(config, settings.start_rate).changed(duration_ms=duration_ms, warmup_ms=warmup_ms)
     if out is not None and out.is_dir():
         raise KlinkError(f"--out {out} is a directory; give a file name, e.g. {out / 'capacity.json'}")
-    given_sim_options = [name for name in SIM_OPTION_NAMES if click.get_current_context().get_parameter_source(name)
-                         not in (None, click.core.ParameterSource.DEFAULT)]
+    given_sim_options = [name for name in SIM_OPTION_NAMES if _given(name)]
     if given_sim_options and not simulate:
         option = "--" + given_sim_options[0].replace("_", "-")
         raise KlinkError(f"{option} describes a simulated machine: add --simulate, or leave it out on the real stack")
     if simulate:
         for name, option in (("warmup_runs", "--warmup-runs"), ("on_lost_taskmanager", "--on-lost-taskmanager")):
-            if click.get_current_context().get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+            if _given(name):
                 raise KlinkError(f"{option} is for the real stack; a simulated TaskManager neither warms up nor is "
                                  "lost: leave it out with --simulate")
         return _simulated_capacity(workload, config, settings, thresholds, results_dir, out)
@@ -173,6 +172,11 @@ def capacity(workload: str, state_dir: Path | None, results_dir: Path, config_fi
     if restarts:
         click.echo(f"restarted the stack {len(restarts)} time(s) after a probe lost a TaskManager (capacity.json)")
     _finish(document, directory, out, result, int(config.queries), time.monotonic() - started)
+
+
+def _given(name: str) -> bool:
+    """The command line (or an environment variable) set this parameter, rather than its default."""
+    return click.get_current_context().get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
 
 
 def _finish(document: dict, directory: Path, out: Path | None, result: SearchResult, queries: int,

@@ -175,20 +175,23 @@ public final class Simulation {
 
     /** generator.csv's row of one second: the simulated generator is on schedule by construction. */
     private long generatorSecond(long second, Outputs out, long generatedBefore) {
+        long generated = generated();
+        out.generatorRow(second, generated - generatedBefore);
+        return generated;
+    }
+
+    /** Events generated so far, all queries. */
+    private long generated() {
         long generated = 0;
         for (Arrivals a : arrivals) {
             generated += a.generated();
         }
-        out.generatorRow(second, generated - generatedBefore);
         return generated;
     }
 
     private Map<String, Object> finish(Outputs out, long now, long generationEnd, String stoppedBy, long wallNs)
             throws IOException {
-        long generated = 0;
-        for (Arrivals a : arrivals) {
-            generated += a.generated();
-        }
+        long generated = generated();
         long backlog = 0;
         for (SimTask s : sources) {
             backlog += s.queue.records();
