@@ -1,7 +1,9 @@
 """`klinkctl compare`: runs grouped by configuration, statistics across runs, ratios to the first group.
 
 By default one row per group (``groups``): n runs, invalid runs left out, mean and p99 with CIs across runs,
-the ratio to the reference group (the group of the first run given) with a CI across runs and a verdict.
+the ratio to the reference group (the group of the first run given) with a CI across runs and a verdict, and
+the records/s Flink's sources read (summary.json → throughput.flink_source_records_per_s) with its CI across runs
+and its ratio to the reference's with a CI, as for latency (no verdict; empty for runs without the field).
 ``per_run`` gives the former one row per run, with bootstrap CIs over its windows labelled *within-run*: they
 treat a run's windows as independent and say nothing about run-to-run spread, so they carry no verdict.
 """
