@@ -160,22 +160,25 @@ def describe_groups(runs: pd.DataFrame, keys: list[str], confidence: float = 0.9
         row = dict(zip(keys, key_values if isinstance(key_values, tuple) else (key_values,)))
         row.update(n_invalid=int((~group["valid"]).sum()), runs=" ".join(map(str, used["run"])))
         for name, column in metrics.items():
-            values = per_run_values(used[column])
-            low, high = stats.t_interval(values, confidence)
-            row.update({f"{name}_ms": float(values.mean()) if values.size else math.nan,
-                        f"{name}_ci_low": low, f"{name}_ci_high": high, f"_{name}_values": values})
+            row.update(_described(used, column, name, f"{name}_ms", name, confidence))
         row["n"] = max(int(row[f"_{name}_values"].size) for name in metrics)  # runs with windows, or records
         for name in rates:
-            column = RATES[name]
-            values = per_run_values(used[column]) if column in used else np.array([])
-            low, high = stats.t_interval(values, confidence)
-            row.update({column: float(values.mean()) if values.size else math.nan, f"{column}_ci_low": low,
-                        f"{column}_ci_high": high, f"_{name}_values": values})
+            row.update(_described(used, RATES[name], name, RATES[name], RATES[name], confidence))
         row["_mean_by_repetition"] = _by_repetition(used)
         if POLICY_LABEL in group:
             row[POLICY_LABEL] = group[POLICY_LABEL].iloc[0]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _described(runs: pd.DataFrame, column: str, name: str, statistic: str, interval: str,
+               confidence: float) -> dict[str, Any]:
+    """The mean over ``runs`` of ``column`` as ``statistic`` (nan without values), its t interval as
+    ``<interval>_ci_low`` / ``_ci_high`` and its per-run values as ``_<name>_values``."""
+    values = per_run_values(runs[column]) if column in runs else np.array([])
+    low, high = stats.t_interval(values, confidence)
+    return {statistic: float(values.mean()) if values.size else math.nan, f"{interval}_ci_low": low,
+            f"{interval}_ci_high": high, f"_{name}_values": values}
 
 
 def _by_repetition(runs: pd.DataFrame) -> dict[int, float]:
