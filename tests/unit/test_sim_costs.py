@@ -54,7 +54,8 @@ def test_lrbs_stats_window_sends_the_toll_window_its_measured_rows_per_report():
     """About 0.07 per report (7 000 per query and run of the sweep), not one result per key and firing."""
     config = build({"workload": "lrb", "window_ms": 5000, "slide_ms": 3000, "stressed": True})
     stats = next(task for task in query_tasks(config) if task["role"] == "stats-window")
-    assert stats["outputs"] == [{"to": "toll-window", "selectivity": DEFAULT_COSTS["lrb"]["stats-window"]["selectivity"]}]
+    assert stats["outputs"] == [{"to": "toll-window",
+                                 "selectivity": DEFAULT_COSTS["lrb"]["stats-window"]["selectivity"]}]
     measured = measured_means(DATA / "sim-calibration-lrb-20261128-192946").loc["stats-window", "selectivity"]
     assert stats["outputs"][0]["selectivity"] == pytest.approx(measured, rel=TOLERANCE)
     assert 0.06 < measured < 0.08
