@@ -40,7 +40,8 @@ def compare(runs: tuple[Path, ...], fmt: str, confidence: float, group_by: list[
             include_invalid: bool, reference: str | None, per_run: bool, seed: int) -> None:
     """Compare configurations across repetitions: runs of the same bench settings (all but the seed) form a
     group; per group the number of runs, the mean and p99 SWM latency with confidence intervals across runs,
-    and the ratio to the reference group (--reference, or the first run's) with a CI across runs and a verdict (only with >= 2 valid runs a side).
+    and the ratio to the reference group (--reference, or the first run's) with a CI across runs and a verdict (only with >= 2 valid runs a side),
+    and the records/s Flink's sources read (summary.json) with its CI and its ratio to the reference's.
     Runs invalid for comparison (not completed, censored windows, generator below 99 % of the requested
     rate or lagging) are left out and counted; see docs/results.md.
 

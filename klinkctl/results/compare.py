@@ -1,7 +1,9 @@
 """`klinkctl compare`: runs grouped by configuration, statistics across runs, ratios to the first group.
 
 By default one row per group (``groups``): n runs, invalid runs left out, mean and p99 with CIs across runs,
-the ratio to the reference group (the group of the first run given) with a CI across runs and a verdict.
+the ratio to the reference group (the group of the first run given) with a CI across runs and a verdict, and
+the records/s Flink's sources read (summary.json → throughput.flink_source_records_per_s) with its CI across runs
+and its ratio to the reference's with a CI, as for latency (no verdict; empty for runs without the field).
 ``per_run`` gives the former one row per run, with bootstrap CIs over its windows labelled *within-run*: they
 treat a run's windows as independent and say nothing about run-to-run spread, so they carry no verdict.
 """
@@ -25,7 +27,10 @@ from klinkctl.errors import KlinkError
 from klinkctl.results import groups, stats
 from klinkctl.results.runs import RunData, expand_inputs, load_run
 
-COLUMNS = groups.GROUP_COLUMNS
+#: The rates a group shows besides latency: the records/s Flink's sources read (groups.RATES).
+RATES = ("source_records",)
+SOURCE_RATE = groups.RATES["source_records"]
+COLUMNS = groups.group_columns(pd.DataFrame(), RATES)  # those of runs without per-record latency
 PER_RUN_COLUMNS = [
     "run", "label", "valid", "invalid_reasons", "windows", "mean", "p50", "p90", "p95", "p99", "max",
     "mean_within_run_ci_low", "mean_within_run_ci_high", "p99_within_run_ci_low", "p99_within_run_ci_high",
@@ -49,9 +54,10 @@ def _check_confidence(confidence: float) -> None:
 
 def run_frame(runs: list[RunData]) -> pd.DataFrame:
     """One row per run: id, settings (config.yaml's bench, or just the policy of a run without one), policy
-    label, validity, mean and p99 latency."""
-    rows = [groups.run_row(run.label, groups.settings(run.bench) or {"policy": run.policy or "unknown"},
-                           run.validity, run.latency, run.repetition, run.summary.get("record_latency"))
+    label, validity, mean and p99 latency, and the records/s its sources read (nan: not in its summary.json)."""
+    rows = [{**groups.run_row(run.label, groups.settings(run.bench) or {"policy": run.policy or "unknown"},
+                              run.validity, run.latency, run.repetition, run.summary.get("record_latency")),
+             SOURCE_RATE: _nan(_dig(run.summary, "throughput", "flink_source_records_per_s"))}
             for run in runs]
     return pd.DataFrame(rows)
 
@@ -81,11 +87,11 @@ def compare_groups(paths: Iterable[str | Path], confidence: float = 0.95, group_
     runs = load_runs(paths)
     keys = grouping_keys(runs, group_by)
     per_run = run_frame(runs)
-    table = groups.describe_groups(per_run, keys, confidence, include_invalid)
+    table = groups.describe_groups(per_run, keys, confidence, include_invalid, RATES)
     labels = groups.group_labels(table, keys, by_configuration=not group_by)
     table = groups.add_ratios(table, [_reference_position(list(labels), reference)] * len(table), confidence)
     table[groups.LABEL] = labels
-    frame = table[groups.group_columns(table)].reset_index(drop=True)
+    frame = table[groups.group_columns(table, RATES)].reset_index(drop=True)
     notes = [line for line in (groups.invalid_line(per_run, include_invalid),) if line]
     notes += _incomplete_notes(runs) + groups.sample_size_notes(frame)
     frame.attrs.update(confidence=confidence, reference=labels[_reference_position(list(labels), reference)],
@@ -227,17 +233,24 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
              f"ratio = geometric mean of per-run means / that of {frame.attrs.get('reference')}, [..] = {level} "
              f"across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
              f"per group{windowless});\npaired = geometric mean of the ratios (of the means{windowless}) within "
-             f"each sweep repetition (pairs), [..] = {level} across them: the common drift of a repetition taken out.")
+             f"each sweep repetition (pairs), [..] = {level} across them: the common drift of a repetition taken out.\n"
+             f"read k/s = thousands of records/s Flink's sources read in the measured span (summary.json → "
+             f"throughput.flink_source_records_per_s), mean over its runs, [..] = {level} across runs (Student t);\n"
+             f"read × = geometric mean of per-run read/s / that of {frame.attrs.get('reference')}, [..] = {level} "
+             f"across runs (Welch t on log read/s); — = no run records it.")
     table = _new_table(
         ("group", "n", "invalid", "mean [CI]", "p99 [CI]", "ratio [CI]", "signif.", "paired [CI] (pairs)",
          *(f"{groups.RECORD_LABELS[name]} ms [CI]" for name in names),
-         *(f"{groups.RECORD_LABELS[name]} × [CI]" for name in names)), ("group",))
+         *(f"{groups.RECORD_LABELS[name]} × [CI]" for name in names), "read k/s [CI]", "read × [CI]"), ("group",))
     for _, row in frame.iterrows():
         table.add_row(escape(str(row["label"])), str(row["n"]), str(row["n_invalid"]),
                       _with_ci(row["mean_ms"], row["mean_ci_low"], row["mean_ci_high"]),
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
-                      VERDICTS[row["verdict"]], _paired(row), *_record_cells(row, names))
+                      VERDICTS[row["verdict"]], _paired(row), *_record_cells(row, names),
+                      _with_ci(*(row[f"{SOURCE_RATE}{suffix}"] / 1000 for suffix in ("", "_ci_low", "_ci_high"))),
+                      _with_ci(row["source_records_ratio"], row["source_records_ratio_ci_low"],
+                               row["source_records_ratio_ci_high"], 3))
     title += RECORD_TITLE if names else ""
     return title, table
 

@@ -55,6 +55,10 @@ RECORD_METRICS = {"record_mean": "mean_ms", "record_p99": "p99_ms", "record_p999
 RECORD_COLUMNS = {name: f"{name}_latency_ms" for name in RECORD_METRICS}  # their per-run columns
 RECORD_LABELS = {"record_mean": "record mean", "record_p99": "record p99", "record_p999": "record p99.9",
                  "record_queueing": "record queueing"}
+#: Rates (per second) a group is also described by when asked (``describe_groups(rates=...)``, compare): name → the
+#: per-run column, which is also the group's column (mean over runs, with <column>_ci_low / _ci_high, Student t);
+#: its ratio to the reference is <name>_ratio with its CI, as for latency (``ratio_interval``). Not in ``n``.
+RATES = {"source_records": "source_records_per_s"}  # records/s Flink's sources read (throughput.flink_source_records_per_s)
 LABEL, POLICY_LABEL = "label", "policy_label"
 REFERENCE, SIGNIFICANT, NOT_SIGNIFICANT, NO_VERDICT = "reference", "significant", "not significant", "no verdict"
 GROUP_COLUMNS = [
@@ -71,12 +75,14 @@ def compared_metrics(runs: pd.DataFrame) -> dict[str, str]:
     return {**METRICS, **{name: column for name, column in RECORD_COLUMNS.items() if column in runs}}
 
 
-def group_columns(groups: pd.DataFrame) -> list[str]:
+def group_columns(groups: pd.DataFrame, rates: Iterable[str] = ()) -> list[str]:
     """GROUP_COLUMNS, with each record metric's statistics after p99's and its ratio after p99_ratio's when
-    ``groups`` has them (runs without per-record latency: GROUP_COLUMNS as it is)."""
+    ``groups`` has them (runs without per-record latency: GROUP_COLUMNS as it is), and those of ``rates`` (names
+    of RATES) after them."""
     names = [name for name in RECORD_METRICS if f"{name}_ms" in groups]
     statistics = [f"{name}{suffix}" for name in names for suffix in ("_ms", "_ci_low", "_ci_high")]
-    ratios = [f"{name}_ratio{suffix}" for name in names for suffix in ("", "_ci_low", "_ci_high")]
+    statistics += [f"{RATES[name]}{suffix}" for name in rates for suffix in ("", "_ci_low", "_ci_high")]
+    ratios = [f"{name}_ratio{suffix}" for name in [*names, *rates] for suffix in ("", "_ci_low", "_ci_high")]
     at_statistics, at_ratios = GROUP_COLUMNS.index("p99_ci_high") + 1, GROUP_COLUMNS.index("p99_ratio_ci_high") + 1
     return [*GROUP_COLUMNS[:at_statistics], *statistics, *GROUP_COLUMNS[at_statistics:at_ratios], *ratios,
             *GROUP_COLUMNS[at_ratios:]]
@@ -142,27 +148,37 @@ def significance(n_reference: int, n_other: int, low: float, high: float) -> boo
 
 
 def describe_groups(runs: pd.DataFrame, keys: list[str], confidence: float = 0.95,
-                    include_invalid: bool = False) -> pd.DataFrame:
+                    include_invalid: bool = False, rates: Iterable[str] = ()) -> pd.DataFrame:
     """One row per configuration of ``keys`` (in order of first appearance): the keys, ``n``, ``n_invalid``,
-    the mean and t interval over runs of each METRICS column, and ``runs`` (their ids). ``runs`` needs the
-    columns ``run``, ``valid`` and METRICS' values; invalid runs count in ``n_invalid`` and are left out of the
-    statistics unless ``include_invalid``. Hidden columns ``_<metric>_values`` keep the per-run values."""
+    the mean and t interval over runs of each METRICS column (and of the RATES named by ``rates``: nan where
+    no run has it), and ``runs`` (their ids). ``runs`` needs the columns ``run``, ``valid`` and METRICS' values;
+    invalid runs count in ``n_invalid`` and are left out of the statistics unless ``include_invalid``. Hidden
+    columns ``_<metric>_values`` keep the per-run values."""
     rows, metrics = [], compared_metrics(runs)
     for key_values, group in runs.groupby(keys, dropna=False, sort=False):
         used = group if include_invalid else group[group["valid"]]
         row = dict(zip(keys, key_values if isinstance(key_values, tuple) else (key_values,)))
         row.update(n_invalid=int((~group["valid"]).sum()), runs=" ".join(map(str, used["run"])))
         for name, column in metrics.items():
-            values = per_run_values(used[column])
-            low, high = stats.t_interval(values, confidence)
-            row.update({f"{name}_ms": float(values.mean()) if values.size else math.nan,
-                        f"{name}_ci_low": low, f"{name}_ci_high": high, f"_{name}_values": values})
+            row.update(_described(used, column, name, f"{name}_ms", name, confidence))
         row["n"] = max(int(row[f"_{name}_values"].size) for name in metrics)  # runs with windows, or records
+        for name in rates:
+            row.update(_described(used, RATES[name], name, RATES[name], RATES[name], confidence))
         row["_mean_by_repetition"] = _by_repetition(used)
         if POLICY_LABEL in group:
             row[POLICY_LABEL] = group[POLICY_LABEL].iloc[0]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _described(runs: pd.DataFrame, column: str, name: str, statistic: str, interval: str,
+               confidence: float) -> dict[str, Any]:
+    """The mean over ``runs`` of ``column`` as ``statistic`` (nan without values), its t interval as
+    ``<interval>_ci_low`` / ``_ci_high`` and its per-run values as ``_<name>_values``."""
+    values = per_run_values(runs[column]) if column in runs else np.array([])
+    low, high = stats.t_interval(values, confidence)
+    return {statistic: float(values.mean()) if values.size else math.nan, f"{interval}_ci_low": low,
+            f"{interval}_ci_high": high, f"_{name}_values": values}
 
 
 def _by_repetition(runs: pd.DataFrame) -> dict[int, float]:
@@ -181,7 +197,8 @@ def _by_repetition(runs: pd.DataFrame) -> dict[int, float]:
 
 def add_ratios(groups: pd.DataFrame, references: Sequence[int | None], confidence: float = 0.95) -> pd.DataFrame:
     """``groups`` with each row's ratios to the row ``references[i]`` (a position; None: no reference):
-    ratio and p99_ratio with their CIs over runs, ``significant`` (of the mean ratio; for per-record workloads,
+    ratio and p99_ratio with their CIs over runs (and <name>_ratio of the record metrics and rates ``groups``
+    has), ``significant`` (of the mean ratio; for per-record workloads,
     which have no windows, of the record p99 ratio: the tail they are about) and ``verdict``."""
     groups = groups.copy()
     results = [_versus(groups, position, reference, confidence) for position, reference in enumerate(references)]
@@ -193,12 +210,13 @@ def add_ratios(groups: pd.DataFrame, references: Sequence[int | None], confidenc
 def _versus(groups: pd.DataFrame, position: int, reference: int | None, confidence: float) -> dict[str, Any]:
     row = groups.iloc[position]
     out: dict[str, Any] = {}
-    records = [(name, f"{name}_ratio") for name in RECORD_METRICS if f"_{name}_values" in groups]
+    records = [(name, f"{name}_ratio") for name in (*RECORD_METRICS, *RATES) if f"_{name}_values" in groups]
     for name, prefix in (("mean", "ratio"), ("p99", "p99_ratio"), *records):
         if reference is None:
             ratio = low = high = math.nan
-        elif reference == position:  # the reference itself: 1 by definition, no interval
-            ratio, low, high = (1.0 if row["n"] else math.nan), math.nan, math.nan
+        elif reference == position:  # the reference itself: 1 by definition (if it has a rate), no interval
+            measured = row[f"_{name}_values"].size if name in RATES else row["n"]
+            ratio, low, high = (1.0 if measured else math.nan), math.nan, math.nan
         else:
             ratio, low, high = ratio_interval(groups.iloc[reference][f"_{name}_values"], row[f"_{name}_values"],
                                               confidence)

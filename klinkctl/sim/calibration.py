@@ -17,7 +17,9 @@ COUNTERS = ["records_in", "records_out", "cpu_ns"]
 
 def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
     """Per role (``source``, ``window``, ...: the tasks of every query pooled), ``cost_ns_per_record`` = CPU
-    time / records in, ``selectivity`` = records out / records in, and ``tasks``, how many were pooled. A role
+    time / records in, ``selectivity`` = records out / records in, and ``tasks``, how many were pooled. The
+    simulator reads a window's selectivity the same way, records out per record in (its firings emit their
+    records × selectivity × slide / size: java-udfs/klink-sim SimTask), so no role needs the run's firings. A role
     that read no record, or one with a task whose CPU time the JVM could not measure, is left out. A source's
     records in are Kafka records, each holding one generator send burst's events (docs/workloads.md): its cost
     and selectivity are per event (the generator's events_sent, every one of which the sources read), as the

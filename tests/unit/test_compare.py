@@ -295,6 +295,91 @@ def test_a_failed_run_is_invalid_and_noted(runs):
     assert "1 status failed" in frame.attrs["notes"][0]
 
 
+# --- the sources' throughput ----------------------------------------------------------------
+
+def read_rates(root, policy, rates):
+    """One run per value of ``rates`` (seeds 1, 2, …; None: a summary.json without the field), latency ~100 ms,
+    its sources reading that many records/s (summary.json → throughput.flink_source_records_per_s)."""
+    return [make_run(root, f"{policy}-{seed}", policy, [100.0, 101.0, 99.0], bench={"seed": seed},
+                     throughput={"generator_events_per_s": 5000.0,
+                                 **({} if rate is None else {"flink_source_records_per_s": rate})})
+            for seed, rate in enumerate(rates, start=1)]
+
+
+def welch_log_ratio(reference, other):
+    """Geometric mean of ``other`` / that of ``reference`` and its Welch t CI on logs, straight from SciPy."""
+    from scipy import stats as sps
+    log_a, log_b = np.log(reference), np.log(other)
+    interval = sps.ttest_ind(log_b, log_a, equal_var=False).confidence_interval(0.95)
+    return np.exp(log_b.mean() - log_a.mean()), np.exp(interval.low), np.exp(interval.high)
+
+
+DEFAULT_READ, KLINK_READ = [10_000.0, 10_200.0, 9_900.0, 10_100.0], [9_950.0, 10_150.0, 9_800.0, 10_050.0]
+
+
+def test_groups_show_the_records_per_s_their_sources_read_with_the_ratio_and_its_ci(tmp_path):
+    frame = compare_groups(read_rates(tmp_path, "default", DEFAULT_READ) + read_rates(tmp_path, "klink", KLINK_READ))
+    default, klink = frame.iloc[0], frame.iloc[1]
+    assert klink["source_records_per_s"] == pytest.approx(np.mean(KLINK_READ)) == pytest.approx(9_987.5)
+    assert (klink["source_records_per_s_ci_low"], klink["source_records_per_s_ci_high"]) == pytest.approx(
+        tuple(scipy_t_interval(KLINK_READ)))
+    ratio, low, high = welch_log_ratio(DEFAULT_READ, KLINK_READ)
+    assert ratio == pytest.approx(0.99376, abs=1e-5)  # geometric means: 9986.7 / 10 049.4
+    assert (low, high) == pytest.approx((0.96993, 1.01818), abs=1e-5)
+    assert (klink["source_records_ratio"], klink["source_records_ratio_ci_low"],
+            klink["source_records_ratio_ci_high"]) == pytest.approx((ratio, low, high))
+    assert low < 0.995 and ratio < 1.0 < high  # ≥ 99.5 % of Default's not shown with 4 runs a side
+    assert default["source_records_ratio"] == 1.0 and math.isnan(default["source_records_ratio_ci_low"])
+    assert default["verdict"] == "reference" and klink["n"] == 4  # the rate takes no part in n or the verdict
+    text = render(frame, "table")
+    assert "read k/s [CI]" in text and "read × [CI]" in text and "throughput.flink_source_records_per_s" in text
+    assert f"10.0 [9.7–10.2]   {ratio:.3f} [{low:.3f}–{high:.3f}]" in text
+
+
+def test_the_sources_rate_is_in_csv_and_json(tmp_path):
+    frame = compare_groups(read_rates(tmp_path, "default", DEFAULT_READ) + read_rates(tmp_path, "klink", KLINK_READ))
+    record = json.loads(render(frame, "json"))[1]
+    assert record["source_records_per_s"] == pytest.approx(9_987.5)
+    assert record["source_records_ratio_ci_high"] == pytest.approx(welch_log_ratio(DEFAULT_READ, KLINK_READ)[2])
+    row = list(csv.DictReader(render(frame, "csv").splitlines()))[1]
+    assert float(row["source_records_ratio"]) == pytest.approx(0.99376, abs=1e-5)
+    assert COLUMNS.index("source_records_per_s") == COLUMNS.index("p99_ci_high") + 1
+    assert COLUMNS[COLUMNS.index("p99_ratio_ci_high") + 1] == "source_records_ratio"
+
+
+def test_runs_without_the_sources_rate_get_empty_cells_not_an_error(tmp_path):
+    paths = (read_rates(tmp_path / "a", "default", [None, None]) + read_rates(tmp_path / "b", "klink", KLINK_READ[:2])
+             + read_rates(tmp_path / "c", "edf", [10_000.0, None, None]))
+    frame = compare_groups(paths).set_index("label")
+    assert frame["n"].tolist() == [2, 2, 3]  # the latency is compared as before
+    assert math.isnan(frame.loc["default", "source_records_per_s"])
+    assert math.isnan(frame.loc["default", "source_records_ratio"])  # the reference has none: no ratio at all
+    assert math.isnan(frame.loc["klink", "source_records_ratio"]) and math.isnan(frame.loc["edf", "source_records_ratio"])
+    assert frame.loc["klink", "source_records_per_s"] == pytest.approx(np.mean(KLINK_READ[:2]))
+    assert frame.loc["edf", "source_records_per_s"] == 10_000.0  # the one run that has it, no interval
+    assert math.isnan(frame.loc["edf", "source_records_per_s_ci_low"])
+    records = {record["label"]: record for record in json.loads(render(frame.reset_index(), "json"))}
+    assert records["default"]["source_records_per_s"] is None and records["klink"]["source_records_ratio"] is None
+    rows = {row["label"]: row for row in csv.DictReader(render(frame.reset_index(), "csv").splitlines())}
+    assert rows["default"]["source_records_per_s"] == "" and rows["edf"]["source_records_per_s_ci_low"] == ""
+    default_line = next(line for line in render(frame.reset_index(), "table").splitlines()
+                        if line.startswith(" default"))
+    assert default_line.split()[-5:] == ["1.000", "ref", "—", "—", "—"]  # paired, read k/s, read ×
+    mixed = compare_groups(read_rates(tmp_path / "d", "default", DEFAULT_READ[:2]) +
+                           read_rates(tmp_path / "e", "klink", [None, 9_900.0]))
+    assert mixed.iloc[1]["source_records_ratio"] == pytest.approx(9_900.0 / np.sqrt(10_000.0 * 10_200.0))
+    assert math.isnan(mixed.iloc[1]["source_records_ratio_ci_low"])  # one run with it: no interval
+
+
+def test_the_table_with_the_sources_rate_keeps_to_its_width(tmp_path):
+    paths = read_rates(tmp_path / "a", "default", [225_511.1, 209_342.8]) + \
+        read_rates(tmp_path / "b", "klink", [224_668.0, 217_121.0])
+    lines = render(compare_groups(paths), "table").splitlines()
+    rows = [line for line in lines if line.startswith((" default", " klink"))]
+    assert len(rows) == 2 and all(len(line) <= 200 for line in lines if line.startswith(" "))
+    assert "217.4 [" in rows[0]  # thousands of records/s, one decimal
+
+
 # --- per run (within-run) --------------------------------------------------------------------
 
 def test_per_run_rows_have_within_run_cis_and_no_verdict(runs):

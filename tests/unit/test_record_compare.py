@@ -91,7 +91,8 @@ def test_the_table_shows_record_columns_only_when_runs_have_them(sides, tmp_path
     plain = [make_run(tmp_path / "plain", f"fifo-{seed}", "fifo", [100.0, 110.0], bench={"seed": seed})
              for seed in (1, 2)]
     frame = compare_groups(plain)
-    assert list(frame.columns) == COLUMNS and "record" not in render(frame, "table")
+    assert list(frame.columns) == COLUMNS
+    assert "per-record" not in render(frame, "table") and "record p99" not in render(frame, "table")
 
 
 def test_runs_measuring_records_but_no_windows_still_count_and_compare(tmp_path):

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from klinkctl.errors import KlinkError
+from klinkctl.run.config import build
 from klinkctl.sim.calibration import read_calibration
+from klinkctl.sim.graphs import query_tasks
 
 HEADER = "task,query,role,kind,subtask,records_in,records_out,cpu_ns,bytes_in"
 
@@ -81,3 +83,22 @@ def test_a_source_costs_per_event_when_the_generator_says_how_many_it_sent(tmp_p
     calibration = read_calibration(run_dir)
     assert calibration["source"] == {"cost_ns_per_record": 2000.0, "selectivity": 0.4, "tasks": 1}
     assert calibration["window"]["cost_ns_per_record"] == 2000.0
+
+
+def test_a_windows_selectivity_is_its_records_out_per_record_in_as_the_simulator_reads_it(tmp_path: Path) -> None:
+    """LRB-shaped: the stats window's rows per report, whatever its keys and firings; what `--calibrate-from` gives
+    the stats window is what its edge to the toll window sends per record in."""
+    run_dir = run_with_tasks(tmp_path,
+                             "q00:src#0,q00,source,source,0,600,20000,1000000,0",
+                             "q00:win#0,q00,stats-window,window,0,10000,700,5000000,0",
+                             "q00:win#0,q00,toll-window,window,0,10700,25,6420000,0",
+                             "q01:src#0,q01,source,source,0,600,20000,1000000,0",
+                             "q01:win#0,q01,stats-window,window,0,10000,710,5000000,0",
+                             "q01:win#0,q01,toll-window,window,0,10710,25,6420000,0")
+    (tmp_path / "generator-summary.json").write_text('{"events_sent": 20000}')
+    calibration = read_calibration(run_dir)
+    assert calibration["stats-window"]["selectivity"] == pytest.approx(1410 / 20000)
+    assert calibration["source"]["selectivity"] == pytest.approx(2.0)
+    config = build({"workload": "lrb", "window_ms": 5000, "slide_ms": 3000, "stressed": True})
+    stats = next(task for task in query_tasks(config, calibration) if task["role"] == "stats-window")
+    assert stats["outputs"] == [{"to": "toll-window", "selectivity": pytest.approx(0.0705)}]

@@ -43,10 +43,22 @@ def test_each_roles_cost_is_the_mean_of_its_calibration_sweep(costs: Costs, swee
 
 
 @pytest.mark.parametrize("costs, sweep", CALIBRATIONS)
-def test_a_sources_selectivity_is_the_mean_of_its_calibration_sweep(costs: Costs, sweep: str):
-    """Only the sources': a window's selectivity is per key and firing, which tasks.csv does not give."""
-    measured = measured_means(DATA / sweep).loc["source", "selectivity"]
-    assert costs["source"]["selectivity"] == pytest.approx(measured, rel=TOLERANCE)
+def test_each_roles_selectivity_is_the_mean_of_its_calibration_sweep(costs: Costs, sweep: str):
+    """Windows' too: the simulator reads a window's selectivity as records out per record in, as tasks.csv has it."""
+    means = measured_means(DATA / sweep)
+    for role, values in costs.items():
+        assert values["selectivity"] == pytest.approx(means.loc[role, "selectivity"], rel=TOLERANCE), role
+
+
+def test_lrbs_stats_window_sends_the_toll_window_its_measured_rows_per_report():
+    """About 0.07 per report (7 000 per query and run of the sweep), not one result per key and firing."""
+    config = build({"workload": "lrb", "window_ms": 5000, "slide_ms": 3000, "stressed": True})
+    stats = next(task for task in query_tasks(config) if task["role"] == "stats-window")
+    assert stats["outputs"] == [{"to": "toll-window",
+                                 "selectivity": DEFAULT_COSTS["lrb"]["stats-window"]["selectivity"]}]
+    measured = measured_means(DATA / "sim-calibration-lrb-20261128-192946").loc["stats-window", "selectivity"]
+    assert stats["outputs"][0]["selectivity"] == pytest.approx(measured, rel=TOLERANCE)
+    assert 0.06 < measured < 0.08
 
 
 def test_lrbs_source_sends_its_measured_records_per_report_to_both_windows():

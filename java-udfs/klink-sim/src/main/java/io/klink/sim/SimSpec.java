@@ -98,7 +98,10 @@ public record SimSpec(
     public record Task(String role, String kind, double costNsPerRecord, double fireCostNsPerKey, long windowMs,
                        long slideMs, long offsetMs, long keys, boolean metrics, List<Output> outputs) {}
 
-    /** An edge to another task of the same query, by role, with the records emitted per record consumed. */
+    /**
+     * An edge to another task of the same query, by role, with the records emitted per record consumed (a window
+     * too: its firings emit them, in proportion to the records each window holds; see {@link SimTask}).
+     */
     public record Output(String to, double selectivity) {}
 
     static final ObjectMapper JSON = new ObjectMapper()

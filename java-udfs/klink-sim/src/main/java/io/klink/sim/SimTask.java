@@ -17,6 +17,10 @@ import java.util.TreeMap;
  * to event-time windows, drops late ones (window end - 1 <= its watermark, as Flink) and, when a watermark
  * sweeps a window, fires it: {@code keys} results at {@code fireCostNsPerKey} each, after which the metrics
  * window writes its latency row (the SWM latency of DESIGN.md §4) and the others emit the results downstream.
+ * An output edge's selectivity is records out per record in for every kind of task, windows included (what
+ * the agent's tasks.csv measures, so {@code --calibrate-from} needs no model of the run's firings and keys): a
+ * firing emits its window's records x selectivity x slide / size, so that over a run every record in gives
+ * selectivity records out however many windows it falls in (size / slide on average).
  */
 final class SimTask {
 
@@ -226,7 +230,8 @@ final class SimTask {
         if (spec.metrics()) {
             out.latencyRow(this, f, now);
         } else {
-            emit(f.end() - 1, f.keys(), now);
+            long period = spec.slideMs() > 0 ? spec.slideMs() : spec.windowMs();
+            emit(f.end() - 1, (double) f.events() * period / spec.windowMs(), now);
         }
         return true;
     }
@@ -242,9 +247,10 @@ final class SimTask {
         }
     }
 
-    private void emit(long eventTime, long n, long now) {
+    /** Emits {@code records} x each edge's selectivity downstream (fractions carried to the next emit). */
+    private void emit(long eventTime, double records, long now) {
         for (int i = 0; i < targets.size(); i++) {
-            emitted[i] += n * selectivities[i];
+            emitted[i] += records * selectivities[i];
             long whole = (long) Math.floor(emitted[i]);
             if (whole > 0) {
                 emitted[i] -= whole;

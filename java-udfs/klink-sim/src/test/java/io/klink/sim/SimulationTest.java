@@ -118,6 +118,27 @@ class SimulationTest {
     }
 
     @Test
+    void aWindowsOutputEdgeGivesItsSelectivityPerRecordInWhateverItsKeys() throws IOException {
+        // LRB-shaped: a sliding 2 s / 1 s window of 10 keys sends 0.1 results per record in to a 1 s metrics window
+        List<SimSpec.Query> chain = List.of(new SimSpec.Query("q00", 0, List.of(
+                new SimSpec.Task("source", "source", 2000, 0, 0, 0, 0, 0, false,
+                        List.of(new SimSpec.Output("stats", 1.0))),
+                new SimSpec.Task("stats", "window", 2000, 1000, 2000, 1000, 0, 10, false,
+                        List.of(new SimSpec.Output("toll", 0.1))),
+                new SimSpec.Task("toll", "window", 2000, 1000, 1000, 0, 0, 10, true, List.of()))));
+        SimSpec s = with(spec("default", 1, 3000, 1.0, "credit", "const:0ms"), Map.of("queries", chain));
+        new Simulation(s).run(dir);
+        long start = 1_800_000_000_000L;
+        List<String[]> steady = rows(dir.resolve("latency.csv")).stream()
+                .filter(r -> Long.parseLong(r[3]) >= start + 2000 && Long.parseLong(r[4]) <= start + 8000).toList();
+        assertEquals(6, steady.size());
+        for (String[] row : steady) {
+            // each firing: 2 s x 3000 records x 0.1 x slide / size = 300, the 3000 records of one slide x 0.1
+            assertEquals(300, Long.parseLong(row[10]), 1, "records from one stats firing: " + String.join(",", row));
+        }
+    }
+
+    @Test
     void overloadMakesLatencyGrowAndThePausingPoliciesRunWithinTheirChoice() throws IOException {
         double light = meanLatencyOf(spec("default", 4, 1000, 1.0, "credit", "uniform:0-300ms"), "light");
         double heavy = meanLatencyOf(spec("default", 4, 1000, 0.008, "credit", "uniform:0-300ms"), "heavy");
