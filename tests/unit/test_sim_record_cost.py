@@ -88,3 +88,14 @@ def test_the_split_reaches_the_spec_and_too_large_a_record_cost_is_refused():
     assert source["costNsPerKafkaRecord"] == 2 * 728.0
     with pytest.raises(KlinkError, match="source-record-cost-ns"):
         query_tasks(config_of(source_record_cost_ns=5000.0))
+
+
+def test_a_calibrating_runs_own_cell_keeps_its_cost_per_event(tmp_path):
+    (tmp_path / "config.yaml").write_text("bench:\n  queries: 2\n  rate: 100000\n")
+    config = config_of(source_record_cost_ns=728.0, calibrate_from=str(tmp_path))
+    source = query_tasks(config, {"source": {"cost_ns_per_record": 600.0}})[0]
+    assert source["costNsPerRecord"] + source["costNsPerKafkaRecord"] / source["eventsPerKafkaRecord"] == \
+        pytest.approx(600.0)
+    (tmp_path / "config.yaml").write_text("nothing: here\n")
+    with pytest.raises(KlinkError, match="queries and rate"):
+        query_tasks(config, {"source": {"cost_ns_per_record": 600.0}})
