@@ -59,11 +59,17 @@ def run_row(run: Path) -> dict | None:
     if bench.get("workload") != "ysb" or sources.empty or (sources["cpu_ns"] < 0).any():
         return None
     events = sources["records_out"].sum() / SELECTIVITY
+    try:
+        drain_s = json.loads((run / "drain.json").read_text()).get("waited_ms", 0) / 1000
+    except (OSError, ValueError):
+        drain_s = 0.0
+    # the sources' lifetime, roughly: the generator's run plus the drain, per source task
+    source_s = (float(generator.get("elapsed_s") or 0) + drain_s) * len(sources)
     return {"sweep": run.parent.name, "run": run.name, "queries": int(bench["queries"]),
             "rate_per_topic": float(bench["rate"]), "policy": bench.get("policy"),
             "pack_bytes": bench.get("pack_bytes"), "events_sent": generator.get("events_sent"),
             "events_read": events, "records_in": int(sources["records_in"].sum()),
-            "source_cpu_ns": int(sources["cpu_ns"].sum()),
+            "source_cpu_ns": int(sources["cpu_ns"].sum()), "source_s": source_s,
             "events_per_record": events / sources["records_in"].sum(),
             "ns_per_event": sources["cpu_ns"].sum() / events}
 
@@ -103,6 +109,22 @@ def fit_costs(table: pd.DataFrame) -> dict:
             "max_abs_residual_ns": float(np.abs(residual).max()), "runs": len(y)}
 
 
+def fit_alternatives(table: pd.DataFrame) -> list[tuple[str, np.ndarray, float]]:
+    """cpu/events against a fixed cost per source and second instead of (and beside) the per-record cost: the
+    coefficients and R^2 of each, to show how far the runs tell them apart."""
+    y = table["ns_per_event"].to_numpy()
+    per_record = (table["records_in"] / table["events_read"]).to_numpy()
+    per_second = (table["source_s"] / table["events_read"]).to_numpy()
+    out = []
+    for name, columns in [("ns per source-second + ns per event", [per_second]),
+                          ("ns per record + ns per source-second + ns per event", [per_record, per_second])]:
+        design = np.column_stack([*columns, np.ones_like(y)])
+        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+        residual = y - design @ coef
+        out.append((name, coef, float(1 - residual @ residual / ((y - y.mean()) @ (y - y.mean())))))
+    return out
+
+
 def fit_look_period(rates: np.ndarray, topics: np.ndarray, events_per_record: np.ndarray,
                     per_topic: bool = True) -> dict:
     """The generator's look period T = T0 + T1 x topics (µs; T1 = 0 with per_topic False) that makes x/(1 - exp(-x)),
@@ -137,6 +159,11 @@ def main(argv: list[str]) -> None:
           f"b = {costs['ns_per_event']:.0f} ± {costs['ns_per_event_se']:.0f} ns per event; R^2 = {costs['r2']:.3f}, "
           f"residual sd {costs['residual_sd_ns']:.0f} ns/event (max {costs['max_abs_residual_ns']:.0f}), "
           f"{costs['runs']} runs")
+    if "source_s" in table and table["source_s"].gt(0).all():
+        corr = np.corrcoef(table["records_in"] / table["events_read"], table["source_s"] / table["events_read"])[0, 1]
+        print(f"  records per event against source-seconds per event: correlation {corr:.2f}; alternatives:")
+        for name, coef, r2 in fit_alternatives(table):
+            print(f"    {name}: {', '.join(f'{c:.4g}' for c in coef)}; R^2 = {r2:.3f}")
     rates, topics = table["rate_per_topic"].to_numpy(), table["queries"].to_numpy(dtype=float)
     epr = table["events_per_record"].to_numpy()
     for per_topic in (False, True):
