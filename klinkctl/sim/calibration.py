@@ -43,6 +43,18 @@ def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
     return calibration
 
 
+def calibration_cell(run_dir: Path) -> tuple[int, float]:
+    """The run's (queries, events/s per query), from its config.yaml: the cell its costs were measured in."""
+    import yaml
+    path = Path(run_dir) / "config.yaml"
+    try:
+        bench = yaml.safe_load(path.read_text())["bench"]
+        return int(bench["queries"]), float(bench["rate"])
+    except (OSError, KeyError, TypeError, ValueError, yaml.YAMLError):
+        raise KlinkError(f"{path}: no bench queries and rate to place the run's source costs "
+                         "(--source-record-cost-ns needs them); give a run directory bench wrote") from None
+
+
 def _read_tasks(path: Path) -> pd.DataFrame:
     """The table's rows whose counters are numbers; the run's directory must have the agent's tasks.csv."""
     if not path.is_file():

@@ -9,6 +9,9 @@ Default costs are CPU per record of the task's thread on this machine, from the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
 
 from klinkctl.errors import KlinkError
 from klinkctl.run.config import RunSpec
@@ -56,6 +59,38 @@ COSTS_BY_ENCODING: dict[str, dict[str, Costs]] = {"compact": DEFAULT_COSTS, "poj
 #: the toll windows' records in less the stats windows' records out, 1.000 per report in every query of
 #: docs/data/sim-calibration-lrb-20261128-192946 (the generator's cars cross into a new segment at every report).
 LRB_NOTICES_PER_REPORT = 1.0
+#: Per workload and envelope encoding, the cell (queries, events/s per query) its default costs were measured in
+#: (docs/simulator.md, "Calibration"): --source-record-cost-ns keeps each source's cost per event there.
+CALIBRATION_CELLS: dict[str, dict[str, tuple[int, float]]] = {
+    "compact": {"ysb": (8, 8618.0), "nyt": (4, 5000.0), "lrb": (4, 5000.0)},
+    "pojo": {"ysb": (8, 8618.0)}}
+
+#: How often the generator looks at the clock, µs: GENERATOR_LOOK_US + GENERATOR_LOOK_US_PER_TOPIC x its topics (each
+#: look visits every topic). Every event whose send time came since the last look goes in one Kafka record per topic
+#: (docs/workloads.md). Fitted by benchmarks/sim_record_cost_fit.py on 266 real YSB runs' events per record, 2-16
+#: queries at 2 500-160 000 events/s per query (docs/data/sim-record-cost-fit.txt; docs/simulator.md, "Per-record
+#: source costs").
+GENERATOR_LOOK_US = 66.7
+GENERATOR_LOOK_US_PER_TOPIC = 5.46
+#: The YSB source's CPU per Kafka record with the compact encoding, ns (the same fit: 728 ± 35 per record and 488 ± 6
+#: per event over 113 runs): the value --source-record-cost-ns is meant to take.
+YSB_SOURCE_NS_PER_KAFKA_RECORD = 728.0
+
+
+def generator_look_us(topics: int) -> float:
+    return GENERATOR_LOOK_US + GENERATOR_LOOK_US_PER_TOPIC * topics
+
+
+def events_per_kafka_record(rate_per_topic, look_us: float):
+    """Events a Kafka record carries at `rate_per_topic` events/s when the generator looks at the clock every
+    `look_us` µs: x / (1 - exp(-x)) with x = rate x look, the mean of a Poisson count given it is at least one (a look
+    that finds no event due sends no record). 1 at low rates, rate x look at high ones. Takes arrays too."""
+    x = np.asarray(rate_per_topic, dtype=float) * look_us * 1e-6
+    safe = np.where(x > 1e-9, x, 1.0)
+    value = np.where(x > 1e-9, safe / -np.expm1(-safe), 1.0 + x / 2)
+    return float(value) if value.ndim == 0 else value
+
+
 #: LRB's segments per query (stats and toll keys; the model's, for the firing cost: the real job's are 200 per
 #: expressway, 1 000 at 5 000 reports/s; not re-derived).
 LRB_SEGMENTS = 100
@@ -65,12 +100,34 @@ NYT_CELLS = 100
 
 def task(role: str, kind: str, costs: Costs, config: RunSpec, outputs: list[tuple[str, float]] | None = None,
          window_ms: int = 0, slide_ms: int = 0, offset_ms: int = 0, keys: int = 0, metrics: bool = False) -> dict:
-    """One task of the Java spec (io.klink.sim.SimSpec.Task)."""
+    """One task of the Java spec (io.klink.sim.SimSpec.Task). A source's cost is per event; with
+    --source-record-cost-ns its Kafka records are charged apart (source_record_split)."""
     scale = config.cost_scale * (config.window_cost_scale if kind == "window" else 1.0)
-    return {"role": role, "kind": kind, "costNsPerRecord": costs[role]["cost_ns_per_record"] * scale,
+    cost = costs[role]["cost_ns_per_record"]
+    per_kafka_record, events_per_record = 0.0, 1.0
+    if kind == "source" and config.source_record_cost_ns > 0:
+        cost, per_kafka_record, events_per_record = source_record_split(config, cost, costs[role].get("cell"))
+    return {"role": role, "kind": kind, "costNsPerRecord": cost * scale,
+            "costNsPerKafkaRecord": per_kafka_record * scale, "eventsPerKafkaRecord": events_per_record,
             "fireCostNsPerKey": float(config.fire_cost_ns), "windowMs": window_ms, "slideMs": slide_ms,
             "offsetMs": offset_ms, "keys": keys, "metrics": metrics,
             "outputs": [{"to": to, "selectivity": sel} for to, sel in outputs or []]}
+
+
+def source_record_split(config: RunSpec, cost_per_event: float,
+                        cell: tuple[int, float] | None = None) -> tuple[float, float, float]:
+    """A source's (CPU per event, CPU per Kafka record, events per Kafka record) with --source-record-cost-ns A: its
+    calibrated cost per event c was measured in a cell (queries, rate per query) whose records carried e_cal events, so
+    it is c - A/e_cal per event plus A per record; at this run's rate and topics (its queries) a record carries e
+    events (events_per_kafka_record with the generator's look period), so a source pays c - A/e_cal + A/e per event:
+    c itself in the calibration cell, less at higher rates per query, more at lower ones."""
+    queries, rate = cell or CALIBRATION_CELLS[config.envelope_encoding][config.workload]
+    record_ns = config.source_record_cost_ns
+    per_event = cost_per_event - record_ns / events_per_kafka_record(rate, generator_look_us(queries))
+    if per_event <= 0:
+        raise KlinkError(f"--source-record-cost-ns {record_ns:g}: more than the source's whole cost per event in its "
+                         f"calibration cell ({cost_per_event:g} ns at {queries} x {rate:g} events/s); give less")
+    return per_event, record_ns, events_per_kafka_record(config.rate, generator_look_us(config.queries))
 
 
 def ysb(config: RunSpec, costs: Costs) -> list[dict]:
@@ -103,6 +160,9 @@ def query_tasks(config: RunSpec, calibration: Costs | None = None) -> list[dict]
     check_modelled(config)
     costs = {role: {**values, **(calibration or {}).get(role, {})}
              for role, values in COSTS_BY_ENCODING[config.envelope_encoding][config.workload].items()}
+    if config.source_record_cost_ns > 0 and calibration and "source" in calibration and config.calibrate_from:
+        from klinkctl.sim.calibration import calibration_cell  # graphs stays free of pandas for the common path
+        costs["source"]["cell"] = calibration_cell(Path(config.calibrate_from))
     return GRAPHS[config.workload](config, costs)
 
 

@@ -77,6 +77,15 @@ class SimOptions(Section):
                                                "since 2026-11-28; pojo = Flink's PojoSerializer before it (YSB only: "
                                                "the real runs the validation compares with; docs/simulator.md, "
                                                "\"Calibration\").", choices=ENVELOPE_ENCODINGS)
+    source_record_cost_ns: float = option(0.0, "(simulate) 0: a source costs its calibrated CPU per event whatever "
+                                               "the rate (the model before 2026-11-29, and the default); A > 0: A "
+                                               "ns of it per Kafka record, the rest per event, the records per "
+                                               "event from the generator's send bursts at the run's rate and "
+                                               "queries (one record per topic and look at the clock; the cost per "
+                                               "event stays the calibrated one in the calibration cell, falls at "
+                                               "higher rates per query). Fitted for YSB: 728 (benchmarks/"
+                                               "sim_record_cost_fit.py, docs/simulator.md, \"Per-record source "
+                                               "costs\").", ge=0)
     cost_scale: float = option(1.0, "(simulate) Multiplies every task's per-record cost (e.g. to model a slower "
                                     "machine).", gt=0)
     window_cost_scale: float = option(1.0, "(simulate) Multiplies the window tasks' per-record cost on top of "

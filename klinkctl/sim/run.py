@@ -74,7 +74,10 @@ def simulate(spec_path: Path, run_dir: Path) -> tuple[str, str]:
 def model_parameters(config: RunSpec, spec: dict, calibration: Costs | None) -> dict:
     """The simulated machine and costs behind the run's figures (every query has the same tasks)."""
     return {**{name: getattr(config, name) for name in SimOptions.model_fields},
-            "costs": {task["role"]: {"cost_ns_per_record": task["costNsPerRecord"], "outputs": task["outputs"]}
+            "costs": {task["role"]: {"cost_ns_per_record": task["costNsPerRecord"], "outputs": task["outputs"],
+                                     **({"cost_ns_per_kafka_record": task["costNsPerKafkaRecord"],
+                                         "events_per_kafka_record": task["eventsPerKafkaRecord"]}
+                                        if task["costNsPerKafkaRecord"] > 0 else {})}
                       for task in spec["queries"][0]["tasks"]},
             "calibrated": calibration is not None, "background_burst_ms_drawn": spec["backgroundBurstMs"]}
 

@@ -93,10 +93,20 @@ public record SimSpec(
      * One task (an operator chain). {@code kind}: source, op or window. A window task has {@code windowMs},
      * {@code slideMs} (0 = tumbling) and {@code offsetMs} relative to the query's offset, and fires up to
      * {@code keys} results, each costing {@code fireCostNsPerKey}; the query's metrics window (its last)
-     * records a latency row per firing.
+     * records a latency row per firing. A source's {@code costNsPerRecord} is per event; it also pays
+     * {@code costNsPerKafkaRecord} per Kafka record, each carrying {@code eventsPerKafkaRecord} events (the
+     * generator's send bursts), so {@link #costNsPerEvent()} is what it pays per event in all.
      */
-    public record Task(String role, String kind, double costNsPerRecord, double fireCostNsPerKey, long windowMs,
-                       long slideMs, long offsetMs, long keys, boolean metrics, List<Output> outputs) {}
+    public record Task(String role, String kind, double costNsPerRecord, double costNsPerKafkaRecord,
+                       double eventsPerKafkaRecord, double fireCostNsPerKey, long windowMs, long slideMs,
+                       long offsetMs, long keys, boolean metrics, List<Output> outputs) {
+
+        /** CPU per record in: for a source, per event, its Kafka records' cost spread over their events. */
+        public double costNsPerEvent() {
+            return kind.equals("source") ? costNsPerRecord + costNsPerKafkaRecord / eventsPerKafkaRecord
+                    : costNsPerRecord;
+        }
+    }
 
     /**
      * An edge to another task of the same query, by role, with the records emitted per record consumed (a window
@@ -137,6 +147,8 @@ public record SimSpec(
                     "query " + q.id() + ": the first task must be its source");
             for (Task t : q.tasks()) {
                 require(t.costNsPerRecord() > 0, q.id() + "/" + t.role() + ": costNsPerRecord must be > 0");
+                require(t.costNsPerKafkaRecord() >= 0 && t.eventsPerKafkaRecord() >= 1,
+                        q.id() + "/" + t.role() + ": need costNsPerKafkaRecord >= 0, eventsPerKafkaRecord >= 1");
                 require(!t.kind().equals("window") || t.windowMs() > 0, q.id() + "/" + t.role() + ": windowMs");
             }
         }

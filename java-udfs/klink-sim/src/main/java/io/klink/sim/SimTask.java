@@ -36,6 +36,8 @@ final class SimTask {
     final String vertex;
     final int node;
     final SimSpec.Task spec;
+    /** CPU per record in (a source's per event, its Kafka records' cost included: SimSpec.Task#costNsPerEvent). */
+    private final double costNs;
     final ElementQueue queue = new ElementQueue();
     final List<SimTask> targets = new ArrayList<>();
     final List<Integer> targetChannels = new ArrayList<>();
@@ -75,6 +77,7 @@ final class SimTask {
         this.vertex = vertex;
         this.node = node;
         this.spec = spec;
+        this.costNs = spec.costNsPerEvent();
         this.windowOffsetMs = queryOffsetMs + spec.offsetMs();
     }
 
@@ -152,7 +155,7 @@ final class SimTask {
         for (Firing f : firings) {
             fire += f.remainingNs()[0];
         }
-        return fire + processableRecords(capacity) * spec.costNsPerRecord() - carryNs;
+        return fire + processableRecords(capacity) * costNs - carryNs;
     }
 
     /** True if something is waiting that costs no CPU (a watermark at the head). */
@@ -190,22 +193,22 @@ final class SimTask {
             }
             long eventTime = queue.headTime();
             if (queue.headKind() == ElementQueue.PROGRESS) {
-                if (carryNs < spec.costNsPerRecord()) {
+                if (carryNs < costNs) {
                     break;
                 }
                 queue.takeRecords(1);
-                carryNs -= spec.costNsPerRecord();
-                cpuNs += spec.costNsPerRecord();
+                carryNs -= costNs;
+                cpuNs += costNs;
                 maxEventTime = Math.max(maxEventTime, eventTime);
                 continue;
             }
-            long affordable = (long) Math.floor(carryNs / spec.costNsPerRecord());
+            long affordable = (long) Math.floor(carryNs / costNs);
             long n = Math.min(Math.min(queue.headCount(), processableRecords(capacity)), affordable);
             if (n <= 0) {
                 break;
             }
             queue.takeRecords(n);
-            double cost = n * spec.costNsPerRecord();
+            double cost = n * costNs;
             carryNs -= cost;
             cpuNs += cost;
             recordsIn += n;

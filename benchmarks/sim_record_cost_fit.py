@@ -1,0 +1,182 @@
+"""What a YSB source's CPU costs per Kafka record and per event, and how many events a Kafka record carries at a
+given rate per topic (docs/simulator.md, "Per-record source costs").
+
+The generator sends every event whose send time had come when it last looked at the clock in one Kafka record per
+topic (docs/workloads.md), so a source's records in (tasks.csv) are send bursts, not events. Per real run (warm-up
+runs left out): the sources' thread CPU, their records in, and the events they read (their records out over the
+source chain's selectivity, 0.335: the calibration runs read every event sent, 1.000 of events_sent). Then
+
+  - the source CPU as cost_per_record x records + cost_per_event x events, least squares over the runs on the
+    per-event form  cpu/events = cost_per_event + cost_per_record x records/events  (each run weighs the same);
+  - events per record against the rate per topic r, as a generator that looks at the clock every T seconds and
+    sends what came due since in one record: the count per look is Poisson(r T), the looks that find none send
+    nothing, so events per record = x / (1 - exp(-x)), x = r T (klinkctl.sim.graphs.events_per_kafka_record); T
+    either one constant or T0 + T1 x topics (each look visits every topic).
+
+    python benchmarks/sim_record_cost_fit.py RUN_OR_SWEEP_DIR_OR_CSV ... [--csv OUT.csv]
+
+A .csv argument is a table the script wrote before (--csv): docs/data/sim-record-cost-fit-{compact,pojo}.csv hold the
+runs the fit in docs/data/sim-record-cost-fit.txt used, some of them from results/ directories that are not archived.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from scipy.optimize import least_squares
+
+from klinkctl.sim.graphs import DEFAULT_COSTS, events_per_kafka_record
+
+SELECTIVITY = DEFAULT_COSTS["ysb"]["source"]["selectivity"]
+
+
+def warmups(sweep: Path) -> set[str]:
+    """Run names a sweep (index.csv's warmup column) or a capacity search (capacity.json's warmup_runs) left out."""
+    names: set[str] = set()
+    if (sweep / "index.csv").is_file():
+        index = pd.read_csv(sweep / "index.csv")
+        names |= set(index.loc[index["warmup"].astype(str).str.lower() == "true", "run_id"])
+    if (sweep / "capacity.json").is_file():
+        names |= {Path(p).name for p in json.loads((sweep / "capacity.json").read_text()).get("warmup_runs", [])}
+    return names
+
+
+def run_row(run: Path) -> dict | None:
+    """One run's source totals, or None for a run that is not YSB or has no usable tasks.csv."""
+    try:
+        bench = yaml.safe_load((run / "config.yaml").read_text())["bench"]
+        generator = json.loads((run / "generator-summary.json").read_text())
+        tasks = pd.read_csv(run / "tasks.csv")
+    except (OSError, KeyError, ValueError):
+        return None
+    sources = tasks[tasks["kind"] == "source"]
+    if bench.get("workload") != "ysb" or sources.empty or (sources["cpu_ns"] < 0).any():
+        return None
+    events = sources["records_out"].sum() / SELECTIVITY
+    try:
+        drain_s = json.loads((run / "drain.json").read_text()).get("waited_ms", 0) / 1000
+    except (OSError, ValueError):
+        drain_s = 0.0
+    # the sources' lifetime, roughly: the generator's run plus the drain, per source task
+    source_s = (float(generator.get("elapsed_s") or 0) + drain_s) * len(sources)
+    return {"sweep": run.parent.name, "run": run.name, "queries": int(bench["queries"]),
+            "rate_per_topic": float(bench["rate"]), "policy": bench.get("policy"),
+            "pack_bytes": bench.get("pack_bytes"), "events_sent": generator.get("events_sent"),
+            "events_read": events, "records_in": int(sources["records_in"].sum()),
+            "source_cpu_ns": int(sources["cpu_ns"].sum()), "source_s": source_s,
+            "events_per_record": events / sources["records_in"].sum(),
+            "ns_per_event": sources["cpu_ns"].sum() / events}
+
+
+def collect(paths: list[Path]) -> pd.DataFrame:
+    rows, tables = [], []
+    for path in paths:
+        if path.suffix == ".csv":  # a table this script wrote (--csv): the runs as they were read
+            tables.append(pd.read_csv(path))
+            continue
+        runs = [path] if (path / "tasks.csv").is_file() else sorted(p for p in path.iterdir() if p.is_dir())
+        skip = warmups(path) if not (path / "tasks.csv").is_file() else set()
+        for run in runs:
+            if run.name in skip:
+                continue
+            row = run_row(run)
+            if row is not None:
+                rows.append(row)
+    table = pd.concat([pd.DataFrame(rows), *tables], ignore_index=True).drop_duplicates("run")
+    return table[table["pack_bytes"].fillna(0) > 0].reset_index(drop=True)
+
+
+def fit_costs(table: pd.DataFrame) -> dict:
+    """cpu/events = b + a x records/events, OLS: a (ns per record), b (ns per event), their standard errors, R^2
+    and the residuals' spread, in ns per event."""
+    x = (table["records_in"] / table["events_read"]).to_numpy()
+    y = table["ns_per_event"].to_numpy()
+    design = np.column_stack([x, np.ones_like(x)])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    residual = y - design @ coef
+    dof = len(y) - 2
+    sigma2 = residual @ residual / dof
+    se = np.sqrt(np.diag(sigma2 * np.linalg.inv(design.T @ design)))
+    r2 = 1 - residual @ residual / ((y - y.mean()) @ (y - y.mean()))
+    return {"ns_per_record": float(coef[0]), "ns_per_record_se": float(se[0]), "ns_per_event": float(coef[1]),
+            "ns_per_event_se": float(se[1]), "r2": float(r2), "residual_sd_ns": float(np.sqrt(sigma2)),
+            "max_abs_residual_ns": float(np.abs(residual).max()), "runs": len(y)}
+
+
+def fit_alternatives(table: pd.DataFrame) -> list[tuple[str, np.ndarray, float]]:
+    """cpu/events against a fixed cost per source and second instead of (and beside) the per-record cost: the
+    coefficients and R^2 of each, to show how far the runs tell them apart."""
+    y = table["ns_per_event"].to_numpy()
+    per_record = (table["records_in"] / table["events_read"]).to_numpy()
+    per_second = (table["source_s"] / table["events_read"]).to_numpy()
+    out = []
+    for name, columns in [("ns per source-second + ns per event", [per_second]),
+                          ("ns per record + ns per source-second + ns per event", [per_record, per_second])]:
+        design = np.column_stack([*columns, np.ones_like(y)])
+        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+        residual = y - design @ coef
+        out.append((name, coef, float(1 - residual @ residual / ((y - y.mean()) @ (y - y.mean())))))
+    return out
+
+
+def fit_look_period(rates: np.ndarray, topics: np.ndarray, events_per_record: np.ndarray,
+                    per_topic: bool = True) -> dict:
+    """The generator's look period T = T0 + T1 x topics (µs; T1 = 0 with per_topic False) that makes x/(1 - exp(-x)),
+    x = r T, best fit events per record (least squares on the log), and the fit's relative residuals. Each look
+    visits every topic (generates, sends and flushes a record per topic), so T grows with the topics."""
+    def residual(params: np.ndarray) -> np.ndarray:
+        look = params[0] + (params[1] if per_topic else 0.0) * topics
+        return np.log(events_per_kafka_record(rates, look)) - np.log(events_per_record)
+    fit = least_squares(residual, x0=[60.0, 5.0], bounds=([1e-3, 0.0], [1e6, 1e4]))
+    relative = np.exp(fit.fun) - 1
+    return {"look_us": float(fit.x[0]), "look_us_per_topic": float(fit.x[1]) if per_topic else 0.0,
+            "rms_relative": float(np.sqrt(np.mean(relative ** 2))),
+            "max_abs_relative": float(np.abs(relative).max()), "runs": len(rates)}
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--csv", type=Path, help="write the per-run table here")
+    args = parser.parse_args(argv)
+    table = collect(args.paths)
+    if args.csv:
+        table.to_csv(args.csv, index=False, float_format="%.6g")
+    pd.set_option("display.width", 200)
+    cells = table.groupby(["queries", "rate_per_topic"]).agg(
+        runs=("run", "size"), events_per_record=("events_per_record", "median"),
+        ns_per_event=("ns_per_event", "median"), ns_min=("ns_per_event", "min"), ns_max=("ns_per_event", "max"))
+    print(cells.to_string(float_format=lambda v: f"{v:.2f}"))
+    costs = fit_costs(table)
+    print("\nsource CPU = a x records + b x events (OLS on ns per event, each run one point):")
+    print(f"  a = {costs['ns_per_record']:.0f} ± {costs['ns_per_record_se']:.0f} ns per Kafka record, "
+          f"b = {costs['ns_per_event']:.0f} ± {costs['ns_per_event_se']:.0f} ns per event; R^2 = {costs['r2']:.3f}, "
+          f"residual sd {costs['residual_sd_ns']:.0f} ns/event (max {costs['max_abs_residual_ns']:.0f}), "
+          f"{costs['runs']} runs")
+    if "source_s" in table and table["source_s"].gt(0).all():
+        corr = np.corrcoef(table["records_in"] / table["events_read"], table["source_s"] / table["events_read"])[0, 1]
+        print(f"  records per event against source-seconds per event: correlation {corr:.2f}; alternatives:")
+        for name, coef, r2 in fit_alternatives(table):
+            print(f"    {name}: {', '.join(f'{c:.4g}' for c in coef)}; R^2 = {r2:.3f}")
+    rates, topics = table["rate_per_topic"].to_numpy(), table["queries"].to_numpy(dtype=float)
+    epr = table["events_per_record"].to_numpy()
+    for per_topic in (False, True):
+        look = fit_look_period(rates, topics, epr, per_topic)
+        form = f"T = {look['look_us']:.1f} + {look['look_us_per_topic']:.2f} x topics µs" if per_topic else \
+            f"T = {look['look_us']:.1f} µs"
+        print(f"events per record = x/(1-exp(-x)), x = rate per topic x T, {form}: rms relative residual "
+              f"{look['rms_relative']:.1%} (max {look['max_abs_relative']:.1%}), {look['runs']} runs")
+        for q, group in table.groupby("queries"):
+            law = events_per_kafka_record(group["rate_per_topic"].to_numpy(),
+                                          look["look_us"] + look["look_us_per_topic"] * q)
+            print(f"    {q} queries: measured {group['events_per_record'].median():.2f}, law {np.median(law):.2f} "
+                  f"events per record (medians)")
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
