@@ -121,11 +121,11 @@ class SimulationTest {
     void aWindowsOutputEdgeGivesItsSelectivityPerRecordInWhateverItsKeys() throws IOException {
         // LRB-shaped: a sliding 2 s / 1 s window of 10 keys sends 0.1 results per record in to a 1 s metrics window
         List<SimSpec.Query> chain = List.of(new SimSpec.Query("q00", 0, List.of(
-                new SimSpec.Task("source", "source", 2000, 0, 0, 0, 0, 0, false,
+                new SimSpec.Task("source", "source", 2000, 0, 1, 0, 0, 0, 0, 0, false,
                         List.of(new SimSpec.Output("stats", 1.0))),
-                new SimSpec.Task("stats", "window", 2000, 1000, 2000, 1000, 0, 10, false,
+                new SimSpec.Task("stats", "window", 2000, 0, 1, 1000, 2000, 1000, 0, 10, false,
                         List.of(new SimSpec.Output("toll", 0.1))),
-                new SimSpec.Task("toll", "window", 2000, 1000, 1000, 0, 0, 10, true, List.of()))));
+                new SimSpec.Task("toll", "window", 2000, 0, 1, 1000, 1000, 0, 0, 10, true, List.of()))));
         SimSpec s = with(spec("default", 1, 3000, 1.0, "credit", "const:0ms"), Map.of("queries", chain));
         new Simulation(s).run(dir);
         long start = 1_800_000_000_000L;
