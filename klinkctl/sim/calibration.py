@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from klinkctl.errors import KlinkError
 from klinkctl.results.summary import read_json
@@ -45,7 +46,6 @@ def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
 
 def calibration_cell(run_dir: Path) -> tuple[int, float]:
     """The run's (queries, events/s per query), from its config.yaml: the cell its costs were measured in."""
-    import yaml
     path = Path(run_dir) / "config.yaml"
     try:
         bench = yaml.safe_load(path.read_text())["bench"]
