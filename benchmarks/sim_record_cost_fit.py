@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from scipy.optimize import least_squares
 
+from klinkctl.results.runs import CONFIG_FILE, read_bench
 from klinkctl.sim.graphs import DEFAULT_COSTS, events_per_kafka_record
 
 SELECTIVITY = DEFAULT_COSTS["ysb"]["source"]["selectivity"]
@@ -50,7 +50,7 @@ def warmups(sweep: Path) -> set[str]:
 def run_row(run: Path) -> dict | None:
     """One run's source totals, or None for a run that is not YSB or has no usable tasks.csv."""
     try:
-        bench = yaml.safe_load((run / "config.yaml").read_text())["bench"]
+        bench = read_bench(run / CONFIG_FILE)
         generator = json.loads((run / "generator-summary.json").read_text())
         tasks = pd.read_csv(run / "tasks.csv")
     except (OSError, KeyError, ValueError):
@@ -92,18 +92,22 @@ def collect(paths: list[Path]) -> pd.DataFrame:
     return table[table["pack_bytes"].fillna(0) > 0].reset_index(drop=True)
 
 
+def _least_squares(columns: list[np.ndarray], y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """y against the columns and a constant (last), OLS: the design matrix, coefficients, residuals and R^2."""
+    design = np.column_stack([*columns, np.ones_like(y)])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    residual = y - design @ coef
+    return design, coef, residual, float(1 - residual @ residual / ((y - y.mean()) @ (y - y.mean())))
+
+
 def fit_costs(table: pd.DataFrame) -> dict:
     """cpu/events = b + a x records/events, OLS: a (ns per record), b (ns per event), their standard errors, R^2
     and the residuals' spread, in ns per event."""
     x = (table["records_in"] / table["events_read"]).to_numpy()
     y = table["ns_per_event"].to_numpy()
-    design = np.column_stack([x, np.ones_like(x)])
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    residual = y - design @ coef
-    dof = len(y) - 2
-    sigma2 = residual @ residual / dof
+    design, coef, residual, r2 = _least_squares([x], y)
+    sigma2 = residual @ residual / (len(y) - 2)
     se = np.sqrt(np.diag(sigma2 * np.linalg.inv(design.T @ design)))
-    r2 = 1 - residual @ residual / ((y - y.mean()) @ (y - y.mean()))
     return {"ns_per_record": float(coef[0]), "ns_per_record_se": float(se[0]), "ns_per_event": float(coef[1]),
             "ns_per_event_se": float(se[1]), "r2": float(r2), "residual_sd_ns": float(np.sqrt(sigma2)),
             "max_abs_residual_ns": float(np.abs(residual).max()), "runs": len(y)}
@@ -118,10 +122,8 @@ def fit_alternatives(table: pd.DataFrame) -> list[tuple[str, np.ndarray, float]]
     out = []
     for name, columns in [("ns per source-second + ns per event", [per_second]),
                           ("ns per record + ns per source-second + ns per event", [per_record, per_second])]:
-        design = np.column_stack([*columns, np.ones_like(y)])
-        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-        residual = y - design @ coef
-        out.append((name, coef, float(1 - residual @ residual / ((y - y.mean()) @ (y - y.mean())))))
+        _, coef, _, r2 = _least_squares(columns, y)
+        out.append((name, coef, r2))
     return out
 
 

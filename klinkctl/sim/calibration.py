@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from klinkctl.errors import KlinkError
+from klinkctl.results.runs import CONFIG_FILE, read_bench
 from klinkctl.results.summary import read_json
 
 TASKS_FILE = "tasks.csv"
@@ -46,11 +46,11 @@ def read_calibration(run_dir: Path) -> dict[str, dict[str, float]]:
 
 def calibration_cell(run_dir: Path) -> tuple[int, float]:
     """The run's (queries, events/s per query), from its config.yaml: the cell its costs were measured in."""
-    path = Path(run_dir) / "config.yaml"
+    path = Path(run_dir) / CONFIG_FILE
+    bench = read_bench(path)
     try:
-        bench = yaml.safe_load(path.read_text())["bench"]
         return int(bench["queries"]), float(bench["rate"])
-    except (OSError, KeyError, TypeError, ValueError, yaml.YAMLError):
+    except (KeyError, TypeError, ValueError):
         raise KlinkError(f"{path}: no bench queries and rate to place the run's source costs "
                          "(--source-record-cost-ns needs them); give a run directory bench wrote") from None
 
