@@ -12,12 +12,17 @@ from klinkctl.cli.options import confidence_level
 FORMATS = ("table", "csv", "json")
 
 
-def _keys(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
-    if value is None:
-        return None
+def _keys(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[str] | None:
+    """Every --group-by's KEY[,KEY...] merged: the keys in the order given, each once (None: no --group-by)."""
+    keys = [key for value in values for key in _split_keys(value)]
+    return list(dict.fromkeys(keys)) or None
+
+
+def _split_keys(value: str) -> list[str]:
     keys = [key.strip() for key in value.split(",") if key.strip()]
     if not keys:
-        raise click.BadParameter("give one or more bench settings, e.g. policy or policy,rate")
+        raise click.BadParameter(f"{value!r} names no setting; give one or more bench settings, e.g. policy "
+                                 "or policy,rate")
     return keys
 
 
@@ -27,8 +32,9 @@ def _keys(ctx: click.Context, param: click.Parameter, value: str | None) -> list
               help="table: for reading; csv / json: for scripts and plots (notes go to stderr).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, callback=confidence_level,
               help="Level of the confidence intervals, between 0 and 1.")
-@click.option("--group-by", "group_by", metavar="KEY[,KEY...]", callback=_keys,
-              help="Group runs by just these bench settings (default: every setting but the seed).")
+@click.option("--group-by", "group_by", metavar="KEY[,KEY...]", multiple=True, callback=_keys,
+              help="Group runs by just these bench settings (default: every setting but the seed). Repeatable: "
+                   "the keys merge in order, each once (--group-by queries --group-by rate = queries,rate).")
 @click.option("--include-invalid", is_flag=True,
               help="Keep runs invalid for comparison (censored windows, generator behind) in the statistics.")
 @click.option("--reference", metavar="LABEL",

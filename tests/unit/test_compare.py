@@ -487,6 +487,21 @@ def test_cli_group_by_rate_pools_the_policies():
     assert [record["n"] + record["n_invalid"] for record in records] == [7, 7]
 
 
+def test_cli_group_by_given_twice_merges_the_keys_in_order():
+    result = invoke(SWEEP, "--group-by", "rate", "--group-by", "policy,rate", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == invoke(SWEEP, "--group-by", "rate,policy", "--format", "json").stdout
+    labels = [record["label"] for record in json.loads(result.stdout)]
+    assert labels[:2] == ["rate=10000,policy=klink", "rate=60000,policy=sbox"]  # rate first, policy kept
+    assert len(labels) == 8 and all(label.startswith("rate=") for label in labels)
+
+
+def test_cli_an_empty_group_by_among_others_is_one_usage_line(runs):
+    result = invoke(runs["fifo"], "--group-by", "policy", "--group-by", " , ")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "'--group-by': ' , ' names no setting" in result.output
+
+
 def test_cli_without_runs_is_a_usage_error():
     result = invoke()
     assert result.exit_code == 2 and "Missing argument 'RUNS...'" in result.output
