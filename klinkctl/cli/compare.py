@@ -40,7 +40,8 @@ def _split_keys(value: str) -> list[str]:
 @click.option("--reference", metavar="LABEL",
               help="The group the ratios are to, by its label as the table prints it (default: the first run's).")
 @click.option("--per-run", is_flag=True,
-              help="One row per run with bootstrap CIs over its windows (within-run: no verdict).")
+              help="One row per run with bootstrap CIs over its windows (within-run: no verdict) and the records/s its "
+                   "sources read.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --per-run bootstrap.")
 def compare(runs: tuple[Path, ...], fmt: str, confidence: float, group_by: list[str] | None,
             include_invalid: bool, reference: str | None, per_run: bool, seed: int) -> None:

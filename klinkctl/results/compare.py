@@ -5,7 +5,8 @@ the ratio to the reference group (the group of the first run given) with a CI ac
 the records/s Flink's sources read (summary.json → throughput.flink_source_records_per_s) with its CI across runs
 and its ratio to the reference's with a CI, as for latency (no verdict; empty for runs without the field).
 ``per_run`` gives the former one row per run, with bootstrap CIs over its windows labelled *within-run*: they
-treat a run's windows as independent and say nothing about run-to-run spread, so they carry no verdict.
+treat a run's windows as independent and say nothing about run-to-run spread, so they carry no verdict; each row
+has the records/s that run's sources read (empty for a run without the field).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ COLUMNS = groups.group_columns(pd.DataFrame(), RATES)  # those of runs without p
 PER_RUN_COLUMNS = [
     "run", "label", "valid", "invalid_reasons", "windows", "mean", "p50", "p90", "p95", "p99", "max",
     "mean_within_run_ci_low", "mean_within_run_ci_high", "p99_within_run_ci_low", "p99_within_run_ci_high",
-    "ratio_mean", "status", "generator_events_per_s", "fell_behind",
+    "ratio_mean", "status", "generator_events_per_s", SOURCE_RATE, "fell_behind",
 ]
 INCOMPLETE = ("failed", "interrupted")
 
@@ -57,9 +58,14 @@ def run_frame(runs: list[RunData]) -> pd.DataFrame:
     label, validity, mean and p99 latency, and the records/s its sources read (nan: not in its summary.json)."""
     rows = [{**groups.run_row(run.label, groups.settings(run.bench) or {"policy": run.policy or "unknown"},
                               run.validity, run.latency, run.repetition, run.summary.get("record_latency")),
-             SOURCE_RATE: _nan(_dig(run.summary, "throughput", "flink_source_records_per_s"))}
+             SOURCE_RATE: _source_rate(run)}
             for run in runs]
     return pd.DataFrame(rows)
+
+
+def _source_rate(run: RunData) -> float:
+    """The records/s the run's sources read (summary.json → throughput.flink_source_records_per_s; nan: none)."""
+    return _nan(_dig(run.summary, "throughput", "flink_source_records_per_s"))
 
 
 def setting_keys(runs: list[RunData]) -> list[str]:
@@ -136,6 +142,7 @@ def _run_row(run: RunData, label: str, reference: RunData, confidence: float, se
         "ratio_mean": ratio,
         "status": run.summary.get("status"),
         "generator_events_per_s": _nan(_dig(run.summary, "throughput", "generator_events_per_s")),
+        SOURCE_RATE: _source_rate(run),
         "fell_behind": _dig(run.summary, "generator", "fell_behind"),
     }
 
@@ -197,6 +204,17 @@ def _with_ci(value: Any, low: Any, high: Any, digits: int = 1) -> str:
     return f"{_num(value, digits)} [{_num(low, digits)}–{_num(high, digits)}]"
 
 
+def _read_cell(row: pd.Series) -> str:
+    """The records/s Flink's sources read as ``read k/s`` shows it: thousands, one decimal, with the row's CI
+    when it has one (a group's; a run's has none)."""
+    return _with_ci(*(row.get(f"{SOURCE_RATE}{suffix}", math.nan) / 1000 for suffix in ("", "_ci_low", "_ci_high")))
+
+
+#: What ``read k/s`` is, in the titles of both tables.
+READ_MEANING = ("read k/s = thousands of records/s Flink's sources read in the measured span (summary.json → "
+                "throughput.flink_source_records_per_s)")
+
+
 VERDICTS = {groups.REFERENCE: "ref", groups.SIGNIFICANT: "yes", groups.NOT_SIGNIFICANT: "no",
             groups.NO_VERDICT: "—"}
 
@@ -234,8 +252,7 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
              f"across runs (Welch t on log latency);\nsignif. = the ratio CI excludes 1 (needs ≥ 2 valid runs "
              f"per group{windowless});\npaired = geometric mean of the ratios (of the means{windowless}) within "
              f"each sweep repetition (pairs), [..] = {level} across them: the common drift of a repetition taken out.\n"
-             f"read k/s = thousands of records/s Flink's sources read in the measured span (summary.json → "
-             f"throughput.flink_source_records_per_s), mean over its runs, [..] = {level} across runs (Student t);\n"
+             f"{READ_MEANING}, mean over its runs, [..] = {level} across runs (Student t);\n"
              f"read × = geometric mean of per-run read/s / that of {frame.attrs.get('reference')}, [..] = {level} "
              f"across runs (Welch t on log read/s); — = no run records it.")
     table = _new_table(
@@ -248,7 +265,7 @@ def _group_table(frame: pd.DataFrame) -> tuple[str, Table]:
                       _with_ci(row["p99_ms"], row["p99_ci_low"], row["p99_ci_high"]),
                       _with_ci(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 3),
                       VERDICTS[row["verdict"]], _paired(row), *_record_cells(row, names),
-                      _with_ci(*(row[f"{SOURCE_RATE}{suffix}"] / 1000 for suffix in ("", "_ci_low", "_ci_high"))),
+                      _read_cell(row),
                       _with_ci(row["source_records_ratio"], row["source_records_ratio_ci_low"],
                                row["source_records_ratio_ci_high"], 3))
     title += RECORD_TITLE if names else ""
@@ -266,10 +283,11 @@ def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
     reference = frame["run"].iloc[0] if len(frame) else "the first run"
     title = (f"SWM latency in ms per run, warm-up excluded; [..] = {level}: a bootstrap over the run's windows, "
              "taken as independent;\nit is not a CI across runs, so no verdict (compare without --per-run for "
-             f"that). ratio = mean / mean of {reference}.")
+             f"that). ratio = mean / mean of {reference}.\n{READ_MEANING}; — = not in its summary.json.")
     table = _new_table(
         ("run", "label", "status", "valid", "windows", "mean [within-run CI]", "p50",
-         "p99 [within-run CI]", "max", "ratio", "gen ev/s", "behind"), ("run", "label", "status", "valid"))
+         "p99 [within-run CI]", "max", "ratio", "gen ev/s", "read k/s", "behind"),
+        ("run", "label", "status", "valid"))
     for _, row in frame.iterrows():
         status = row["status"] or "—"
         table.add_row(
@@ -278,7 +296,7 @@ def _per_run_table(frame: pd.DataFrame) -> tuple[str, Table]:
             _with_ci(row["mean"], row["mean_within_run_ci_low"], row["mean_within_run_ci_high"]),
             _num(row["p50"]),
             _with_ci(row["p99"], row["p99_within_run_ci_low"], row["p99_within_run_ci_high"]), _num(row["max"]),
-            _num(row["ratio_mean"], 3), _num(row["generator_events_per_s"], 0),
+            _num(row["ratio_mean"], 3), _num(row["generator_events_per_s"], 0), _read_cell(row),
             "—" if _missing(row["fell_behind"]) else ("yes" if row["fell_behind"] else "no"),
         )
     return title, table

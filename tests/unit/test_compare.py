@@ -399,6 +399,22 @@ def test_per_run_is_reproducible_for_a_seed(runs):
     assert compare_per_run(paths, seed=3).equals(compare_per_run(paths, seed=3))
 
 
+def test_per_run_rows_have_the_records_per_s_their_sources_read(tmp_path):
+    paths = read_rates(tmp_path, "default", [224_668.0, None]) + [write_latency(tmp_path / "alone.csv", "alone",
+                                                                                "fifo", [100.0, 110.0])]
+    frame = compare_per_run(paths)
+    assert frame["source_records_per_s"].iloc[0] == 224_668.0
+    assert frame["source_records_per_s"].iloc[1:].isna().all()  # no field, no summary.json at all
+    assert PER_RUN_COLUMNS.index("source_records_per_s") == PER_RUN_COLUMNS.index("generator_events_per_s") + 1
+    rows = list(csv.DictReader(render(frame, "csv").splitlines()))
+    assert [row["source_records_per_s"] for row in rows] == ["224668.0", "", ""]
+    assert [record["source_records_per_s"] for record in json.loads(render(frame, "json"))] == [224_668.0, None, None]
+    text = render(frame, "table")
+    assert "read k/s" in text and "throughput.flink_source_records_per_s" in text
+    cells = [line.split()[-2] for line in text.splitlines() if line.startswith((" default", " alone"))]
+    assert cells == ["224.7", "—", "—"]  # thousands, one decimal, as in the group table
+
+
 def test_a_run_with_no_windows_is_noted_per_run(tmp_path, runs):
     empty = make_run(tmp_path, "run-empty", "fifo", [])
     frame = compare_per_run([runs["fifo"], empty])
