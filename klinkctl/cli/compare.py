@@ -26,6 +26,15 @@ def _split_keys(value: str) -> list[str]:
     return keys
 
 
+def _refuse_group_options(group_by: list[str] | None, include_invalid: bool, reference: str | None) -> None:
+    """--per-run shows every run against the first one: options that shape groups would be silently dropped."""
+    given = [name for name, value in (("--group-by", group_by), ("--include-invalid", include_invalid),
+                                       ("--reference", reference)) if value]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} apply only to the grouped table, not to --per-run; "
+                               "drop them, or drop --per-run")
+
+
 @click.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -58,6 +67,7 @@ def compare(runs: tuple[Path, ...], fmt: str, confidence: float, group_by: list[
     from klinkctl.results.compare import compare_groups, compare_per_run, render
 
     if per_run:
+        _refuse_group_options(group_by, include_invalid, reference)
         frame = compare_per_run(runs, confidence=confidence, seed=seed)
     else:
         frame = compare_groups(runs, confidence=confidence, group_by=group_by, include_invalid=include_invalid,

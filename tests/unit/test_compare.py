@@ -468,6 +468,13 @@ def test_cli_per_run_labels_the_intervals_within_run(runs):
     assert "within-run CI" in result.output and "signif." not in result.output
 
 
+@pytest.mark.parametrize("options", [("--group-by", "policy"), ("--reference", "default"), ("--include-invalid",)])
+def test_cli_per_run_refuses_the_grouped_tables_options(runs, options):
+    result = invoke(runs["fifo"], runs["edf"], "--per-run", *options)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{options[0]} apply only to the grouped table, not to --per-run" in result.output
+
+
 def test_cli_json_keeps_notes_out_of_stdout(tmp_path):
     paths = repetitions(tmp_path, "default", [100])
     result = invoke(*paths, "--format", "json")
