@@ -5,7 +5,7 @@ fails here.
 
 The simulate sweeps are independent and each runs its simulator processes one after another on one core: they
 run side by side once for the module (on a loaded 2-core machine, back to back: 224 s one after another, 136 s side
-by side), and each validation is checked by its own test."""
+by side, for the first four), and each validation is checked by its own test."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def tables(tmp_path_factory) -> dict[str, Future]:
 def test_the_simulator_still_agrees_with_the_real_stack(validation, tables) -> None:
     table = tables[validation.name].result()
     assert same_ranking(table), table[["variant", "mean_ms_real", "mean_ms_sim"]].to_string()
-    committed = COMMITTED[COMMITTED["validation"] == validation.name]
+    committed = COMMITTED[COMMITTED["validation"].str.split("/").str[0] == validation.name]  # name/cell keys
     assert len(table) == len(committed)
     for (_, now), (_, then) in zip(table.iterrows(), committed.iterrows()):
         if then["within"]:
