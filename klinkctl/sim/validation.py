@@ -38,6 +38,9 @@ class Validation:
     name: str
     real_sweep: Path  # a sweep directory with cells.csv (docs/data)
     sim_config: Path  # its simulate sweep (mode: simulate)
+    #: Further cells.csv columns both sweeps vary (e.g. watermark_bound_ms, delay): cells are matched on them too,
+    #: and each row's validation names them (name/key=value/...), so the table keeps its columns.
+    cell_keys: tuple[str, ...] = ()
 
 
 VALIDATIONS = (
@@ -49,17 +52,31 @@ VALIDATIONS = (
                PROJECT_ROOT / "configs/sim-validate-zipf-8q.yaml"),
     Validation("4q-g1-uniform-0.5-0.9-1.1", PROJECT_ROOT / "docs/data/klink-4q-three-loads-20261126-214643",
                PROJECT_ROOT / "configs/sim-validate-4q-g1.yaml"),
+    # Today's stack (G1, JIT outside the quota, compact envelopes), all four calibrated on one Default cell of the
+    # first (docs/simulator.md, "Validation on today's stack").
+    Validation("2q-policies-1.4", PROJECT_ROOT / "docs/data/klink-regimes-slice-2q-policies-20261129-022920",
+               PROJECT_ROOT / "configs/sim-validate-2q-policies.yaml"),
+    Validation("2q-cells", PROJECT_ROOT / "docs/data/klink-2q-cells-20261129-032536",
+               PROJECT_ROOT / "configs/sim-validate-2q-cells.yaml", cell_keys=("watermark_bound_ms", "delay")),
+    Validation("2q-uniform-1.0-1.1", PROJECT_ROOT / "docs/data/klink-regimes-slice-2q-20261128-231730",
+               PROJECT_ROOT / "configs/sim-validate-2q-slice.yaml"),
+    Validation("2q-uniform-1.4", PROJECT_ROOT / "docs/data/klink-regimes-slice-2q-1.4-20261128-234352",
+               PROJECT_ROOT / "configs/sim-validate-2q-1.4.yaml"),
 )
 
 
-def agreement(name: str, real: pd.DataFrame, simulated: pd.DataFrame) -> pd.DataFrame:
+def agreement(name: str, real: pd.DataFrame, simulated: pd.DataFrame,
+              cell_keys: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per cell: the real mean and p99 with their CIs, the simulated ones, the relative errors, and
-    whether both lie within TOLERANCE."""
-    keys = ["variant", *(key for key in CELL_KEYS if key in real and key in simulated)]
+    whether both lie within TOLERANCE. With cell_keys, a row's validation is name/key=value/... for its cell."""
+    keys = ["variant", *(key for key in CELL_KEYS if key in real and key in simulated), *cell_keys]
     columns = ["mean_ms", "mean_ci_low", "mean_ci_high", "p99_ms", "n"]
     table = real[keys + columns].merge(simulated[keys + ["mean_ms", "p99_ms", "n"]], on=keys,
                                        suffixes=("_real", "_sim"))
-    table.insert(0, "validation", name)
+    labels = [name] * len(table)
+    for key in cell_keys:
+        labels = [f"{label}/{key}={value}" for label, value in zip(labels, table.pop(key))]
+    table.insert(0, "validation", labels)
     table["mean_error"] = table["mean_ms_sim"] / table["mean_ms_real"] - 1
     table["p99_error"] = table["p99_ms_sim"] / table["p99_ms_real"] - 1
     table["within"] = (table["mean_error"].abs() <= TOLERANCE) & (table["p99_error"].abs() <= TOLERANCE)
@@ -69,8 +86,8 @@ def agreement(name: str, real: pd.DataFrame, simulated: pd.DataFrame) -> pd.Data
 def same_ranking(table: pd.DataFrame) -> bool:
     """True if, in every group of cells that differ only by variant, the simulator orders by mean latency every
     two policies whose real means differ beyond their CIs across runs (overlapping ones have no real order)."""
-    groups = [c for c in table.columns if c in CELL_KEYS]
-    for _, cells in (table.groupby(groups) if groups else [(None, table)]):
+    groups = [c for c in table.columns if c == "validation" or c in CELL_KEYS]
+    for _, cells in (table.groupby(groups, sort=False, dropna=False) if groups else [(None, table)]):
         for (_, a), (_, b) in itertools.combinations(cells.iterrows(), 2):
             faster, slower = (a, b) if a["mean_ms_real"] < b["mean_ms_real"] else (b, a)
             if faster["mean_ci_high"] < slower["mean_ci_low"] and faster["mean_ms_sim"] >= slower["mean_ms_sim"]:
@@ -119,7 +136,8 @@ def validate(validation: Validation, work: Path, settings: dict | None = None) -
     results = work / validation.name
     results.mkdir(parents=True)
     return agreement(validation.name, pd.read_csv(validation.real_sweep / CELLS_FILE),
-                     simulate_sweep(config_with(validation.sim_config, settings or {}, work), results))
+                     simulate_sweep(config_with(validation.sim_config, settings or {}, work), results),
+                     validation.cell_keys)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -23,3 +23,26 @@ def test_policies_whose_real_cis_overlap_have_no_order_to_keep():
     real = {"default": (414, 382, 447), "klink": (403, 369, 436)}
     assert same_ranking(_cells(real, {"default": 336, "klink": 336}))
     assert same_ranking(_cells(real, {"default": 330, "klink": 350}))
+
+
+def test_cells_told_apart_by_further_keys_are_matched_on_them_and_named_by_them():
+    from klinkctl.sim.validation import agreement
+
+    def sweep(means: dict[tuple[int, str], float]) -> pd.DataFrame:
+        return pd.DataFrame([{"variant": "default", "watermark_bound_ms": bound, "delay": delay, "mean_ms": mean,
+                              "mean_ci_low": mean - 10, "mean_ci_high": mean + 10, "p99_ms": mean * 1.2, "n": 5}
+                             for (bound, delay), mean in means.items()])
+
+    real = sweep({(200, "uniform:0-400ms"): 300, (1000, "uniform:0-400ms"): 1100})
+    simulated = sweep({(1000, "uniform:0-400ms"): 1000, (200, "uniform:0-400ms"): 330})
+    table = agreement("2q", real, simulated, ("watermark_bound_ms", "delay"))
+    assert list(table["validation"]) == ["2q/watermark_bound_ms=200/delay=uniform:0-400ms",
+                                         "2q/watermark_bound_ms=1000/delay=uniform:0-400ms"]
+    assert list(table["mean_ms_sim"]) == [330, 1000]
+    assert "delay" not in table and "watermark_bound_ms" not in table  # the table keeps its columns
+
+
+def test_policies_are_ranked_within_each_cell_not_across_cells():
+    cells = pd.concat([_cells({"default": (300, 290, 310)}, {"default": 300}).assign(validation="a/B=200"),
+                       _cells({"klink": (1100, 1090, 1110)}, {"klink": 290}).assign(validation="a/B=1000")])
+    assert same_ranking(cells)  # one policy per cell: nothing to order
