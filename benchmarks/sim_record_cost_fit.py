@@ -11,12 +11,16 @@ source chain's selectivity, 0.335: the calibration runs read every event sent, 1
   - events per record against the rate per topic r, as a generator that looks at the clock every T seconds and
     sends what came due since in one record: the count per look is Poisson(r T), the looks that find none send
     nothing, so events per record = x / (1 - exp(-x)), x = r T (klinkctl.sim.graphs.events_per_kafka_record); T
-    either one constant or T0 + T1 x topics (each look visits every topic).
+    either one constant or T0 + T1 x topics (each look visits every topic);
+  - the window tasks' CPU per input record against a part per record and one per ms of wall time, per input
+    network buffer or per source Kafka record (the window section of the output; docs/simulator.md, "Per-ms window
+    costs").
 
-    python benchmarks/sim_record_cost_fit.py RUN_OR_SWEEP_DIR_OR_CSV ... [--csv OUT.csv]
+    python benchmarks/sim_record_cost_fit.py RUN_OR_SWEEP_DIR_OR_CSV ... [--csv OUT.csv] [--skip-sweep NAME]
 
 A .csv argument is a table the script wrote before (--csv): docs/data/sim-record-cost-fit-{compact,pojo}.csv hold the
-runs the fit in docs/data/sim-record-cost-fit.txt used, some of them from results/ directories that are not archived.
+runs the fits in docs/data/sim-record-cost-fit.txt and sim-window-cost-fit.txt used (the window columns since
+2026-11-29, later), some of them from results/ directories that are not archived.
 """
 
 from __future__ import annotations
@@ -112,7 +116,7 @@ def _least_squares_se(columns: list[np.ndarray], y: np.ndarray) -> tuple[np.ndar
     """_least_squares with each coefficient's standard error and the residuals' sd (n - p degrees of freedom)."""
     design, coef, residual, r2 = _least_squares(columns, y)
     sigma2 = residual @ residual / (len(y) - design.shape[1])
-    se = np.sqrt(np.diag(sigma2 * np.linalg.inv(design.T @ design)))
+    se = np.sqrt(np.diag(sigma2 * np.linalg.pinv(design.T @ design)))  # pinv: forms whose terms are collinear
     return coef, se, residual, r2, float(np.sqrt(sigma2))
 
 
@@ -207,7 +211,8 @@ def print_window_fit(table: pd.DataFrame) -> None:
     print("\nwindow tasks (per window task: records in per ms of wall time; CPU per record in):")
     print(cells.to_string(float_format=lambda v: f"{v:.2f}"))
     terms = window_terms(windows)
-    print(f"  correlations of the drivers per record: ms/buffers {np.corrcoef(terms['ms'], terms['buffers'])[0, 1]:.3f}, "
+    corr = np.corrcoef(terms["ms"], terms["buffers"])[0, 1]
+    print(f"  correlations of the drivers per record: ms/buffers {corr:.3f}, "
           f"ms/kafka records {np.corrcoef(terms['ms'], terms['kafka records'])[0, 1]:.3f}")
     units = {"ms": "ns per ms", "buffers": "ns per buffer", "flushes": "ns per flush",
              "full buffers": "ns per full buffer", "kafka records": "ns per source Kafka record",
@@ -240,8 +245,11 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--csv", type=Path, help="write the per-run table here")
+    parser.add_argument("--skip-sweep", action="append", default=[], metavar="NAME",
+                        help="leave out the runs of this sweep (its directory's name; repeatable)")
     args = parser.parse_args(argv)
     table = collect(args.paths)
+    table = table[~table["sweep"].isin(args.skip_sweep)].reset_index(drop=True)
     if args.csv:
         table.to_csv(args.csv, index=False, float_format="%.6g")
     pd.set_option("display.width", 200)
