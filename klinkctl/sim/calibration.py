@@ -55,6 +55,23 @@ def calibration_cell(run_dir: Path) -> tuple[int, float]:
                          "(--source-record-cost-ns needs them); give a run directory bench wrote") from None
 
 
+def window_records_per_ms(run_dir: Path) -> dict[str, float]:
+    """Per window role, the records one of its tasks read per ms of its lifetime, taken as the generator's run
+    (generator-summary.json's elapsed_s) plus the drain (drain.json's waited_ms): the rate its calibrated cost per
+    record was measured at, which --window-time-cost-ns splits into a part per record and one per ms."""
+    run_dir = Path(run_dir)
+    tasks = _read_tasks(run_dir / TASKS_FILE)
+    elapsed = read_json(run_dir / "generator-summary.json").get("elapsed_s")
+    if not elapsed:
+        raise KlinkError(f"{run_dir}: no generator-summary.json elapsed_s to measure its windows' records per ms "
+                         "(--window-time-cost-ns needs it); give a run directory bench wrote")
+    drain_ms = read_json(run_dir / "drain.json").get("waited_ms") or 0
+    lifetime_ms = float(elapsed) * 1000 + float(drain_ms)
+    windows = tasks[tasks["kind"] == "window"]
+    return {str(role): float(group["records_in"].sum() / len(group) / lifetime_ms)
+            for role, group in windows.groupby("role", sort=True)}
+
+
 def _read_tasks(path: Path) -> pd.DataFrame:
     """The table's rows whose counters are numbers; the run's directory must have the agent's tasks.csv."""
     if not path.is_file():

@@ -76,6 +76,18 @@ GENERATOR_LOOK_US_PER_TOPIC = 5.46
 #: per event over 113 runs): the value --source-record-cost-ns is meant to take.
 YSB_SOURCE_NS_PER_KAFKA_RECORD = 728.0
 
+#: Per envelope encoding, workload and window role, the records one window task read per ms of its lifetime (the
+#: generator's run plus the drain) in the calibration sweep of its default cost, the mean over the measured runs
+#: (klinkctl.sim.calibration.window_records_per_ms; tests/unit/test_sim_window_time_cost.py holds them to the
+#: sweeps): --window-time-cost-ns keeps each window's cost per record there.
+CALIBRATION_WINDOW_RECORDS_PER_MS: dict[str, dict[str, dict[str, float]]] = {
+    "compact": {"ysb": {"window": 2.439}, "nyt": {"window": 4.285},
+                "lrb": {"stats-window": 4.160, "toll-window": 4.441}},
+    "pojo": {"ysb": {"window": 2.421}}}
+#: The YSB window's CPU per ms of wall time with the compact encoding, ns (benchmarks/sim_record_cost_fit.py: 1 173 ±
+#: 60 per ms and 150 ± 5 per record over the 113 runs of the source fit, R^2 0.93 against 0 for a constant cost per
+#: record; docs/data/sim-window-cost-fit.txt): the value --window-time-cost-ns is meant to take.
+YSB_WINDOW_NS_PER_MS = 1173.0
 
 def generator_look_us(topics: int) -> float:
     return GENERATOR_LOOK_US + GENERATOR_LOOK_US_PER_TOPIC * topics
@@ -104,11 +116,14 @@ def task(role: str, kind: str, costs: Costs, config: RunSpec, outputs: list[tupl
     --source-record-cost-ns its Kafka records are charged apart (source_record_split)."""
     scale = config.cost_scale * (config.window_cost_scale if kind == "window" else 1.0)
     cost = costs[role]["cost_ns_per_record"]
-    per_kafka_record, events_per_record = 0.0, 1.0
+    per_kafka_record, events_per_record, per_ms = 0.0, 1.0, 0.0
     if kind == "source" and config.source_record_cost_ns > 0:
         cost, per_kafka_record, events_per_record = source_record_split(config, cost, costs[role].get("cell"))
+    if kind == "window" and config.window_time_cost_ns > 0:
+        cost, per_ms = window_time_split(config, role, cost, costs[role].get("records_per_ms"))
     return {"role": role, "kind": kind, "costNsPerRecord": cost * scale,
             "costNsPerKafkaRecord": per_kafka_record * scale, "eventsPerKafkaRecord": events_per_record,
+            "costNsPerMs": per_ms * scale,
             "fireCostNsPerKey": float(config.fire_cost_ns), "windowMs": window_ms, "slideMs": slide_ms,
             "offsetMs": offset_ms, "keys": keys, "metrics": metrics,
             "outputs": [{"to": to, "selectivity": sel} for to, sel in outputs or []]}
@@ -128,6 +143,20 @@ def source_record_split(config: RunSpec, cost_per_event: float,
         raise KlinkError(f"--source-record-cost-ns {record_ns:g}: more than the source's whole cost per event in its "
                          f"calibration cell ({cost_per_event:g} ns at {queries} x {rate:g} events/s); give less")
     return per_event, record_ns, events_per_kafka_record(config.rate, generator_look_us(config.queries))
+
+
+def window_time_split(config: RunSpec, role: str, cost_per_record: float,
+                      records_per_ms: float | None = None) -> tuple[float, float]:
+    """A window's (CPU per record, CPU per ms) with --window-time-cost-ns D: its calibrated cost per record c was
+    measured in a run whose window tasks read rho records per ms of their lifetime, so D of each ms is c - D/rho per
+    record and D per ms; at rho it costs c per record, at higher rates less."""
+    rho = records_per_ms or CALIBRATION_WINDOW_RECORDS_PER_MS[config.envelope_encoding][config.workload][role]
+    per_ms = config.window_time_cost_ns
+    per_record = cost_per_record - per_ms / rho
+    if per_record <= 0:
+        raise KlinkError(f"--window-time-cost-ns {per_ms:g}: more than the {role}'s whole cost per record in its "
+                         f"calibration run ({cost_per_record:g} ns at {rho:g} records per ms); give less")
+    return per_record, per_ms
 
 
 def ysb(config: RunSpec, costs: Costs) -> list[dict]:
@@ -163,6 +192,11 @@ def query_tasks(config: RunSpec, calibration: Costs | None = None) -> list[dict]
     if config.source_record_cost_ns > 0 and calibration and "source" in calibration and config.calibrate_from:
         from klinkctl.sim.calibration import calibration_cell  # graphs stays free of pandas for the common path
         costs["source"]["cell"] = calibration_cell(Path(config.calibrate_from))
+    if config.window_time_cost_ns > 0 and calibration and config.calibrate_from:
+        from klinkctl.sim.calibration import window_records_per_ms
+        for role, rho in window_records_per_ms(Path(config.calibrate_from)).items():
+            if role in calibration and role in costs:
+                costs[role]["records_per_ms"] = rho
     return GRAPHS[config.workload](config, costs)
 
 

@@ -86,6 +86,14 @@ class SimOptions(Section):
                                                "higher rates per query). Fitted for YSB: 728 (benchmarks/"
                                                "sim_record_cost_fit.py, docs/simulator.md, \"Per-record source "
                                                "costs\").", ge=0)
+    window_time_cost_ns: float = option(0.0, "(simulate) 0: a window task costs its calibrated CPU per record "
+                                             "whatever the rate (the default); D > 0: D ns of CPU per ms of "
+                                             "simulated time, whatever it reads (flushed buffers, watermarks, "
+                                             "timers), and its calibrated cost less what D made of it in the "
+                                             "calibration run per record (the cost per record stays the "
+                                             "calibrated one at the calibration's rate, falls at higher rates per "
+                                             "query). Fitted for YSB: 1173 (benchmarks/sim_record_cost_fit.py, "
+                                             "docs/simulator.md, \"Per-ms window costs\").", ge=0)
     cost_scale: float = option(1.0, "(simulate) Multiplies every task's per-record cost (e.g. to model a slower "
                                     "machine).", gt=0)
     window_cost_scale: float = option(1.0, "(simulate) Multiplies the window tasks' per-record cost on top of "

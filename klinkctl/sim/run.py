@@ -77,7 +77,8 @@ def model_parameters(config: RunSpec, spec: dict, calibration: Costs | None) -> 
             "costs": {task["role"]: {"cost_ns_per_record": task["costNsPerRecord"], "outputs": task["outputs"],
                                      **({"cost_ns_per_kafka_record": task["costNsPerKafkaRecord"],
                                          "events_per_kafka_record": task["eventsPerKafkaRecord"]}
-                                        if task["costNsPerKafkaRecord"] > 0 else {})}
+                                        if task["costNsPerKafkaRecord"] > 0 else {}),
+                                     **({"cost_ns_per_ms": task["costNsPerMs"]} if task["costNsPerMs"] > 0 else {})}
                       for task in spec["queries"][0]["tasks"]},
             "calibrated": calibration is not None, "background_burst_ms_drawn": spec["backgroundBurstMs"]}
 

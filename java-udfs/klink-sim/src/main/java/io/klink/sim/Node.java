@@ -154,6 +154,11 @@ final class Node {
         double otherPaid = Math.min(otherDebtNs, forTasks);
         otherDebtNs -= otherPaid;
         forTasks -= otherPaid;
+        for (SimTask t : tasks) {
+            if (t.spec.costNsPerMs() > 0) {
+                t.accrueTime();
+            }
+        }
         double cpu = forTasks;
         double[] budget = new double[tasks.size()];
         boolean[] mayRun = new boolean[tasks.size()];

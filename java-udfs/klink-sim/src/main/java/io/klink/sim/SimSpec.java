@@ -95,10 +95,13 @@ public record SimSpec(
      * {@code keys} results, each costing {@code fireCostNsPerKey}; the query's metrics window (its last)
      * records a latency row per firing. A source's {@code costNsPerRecord} is per event; it also pays
      * {@code costNsPerKafkaRecord} per Kafka record, each carrying {@code eventsPerKafkaRecord} events (the
-     * generator's send bursts), so {@link #costNsPerEvent()} is what it pays per event in all.
+     * generator's send bursts), so {@link #costNsPerEvent()} is what it pays per event in all. Any task also
+     * pays {@code costNsPerMs} for every ms of simulated time, whatever it reads (work per unit of time: the
+     * output flusher's buffers, watermarks, timers; klinkctl's --window-time-cost-ns gives it to window tasks).
      */
     public record Task(String role, String kind, double costNsPerRecord, double costNsPerKafkaRecord,
-                       double eventsPerKafkaRecord, double fireCostNsPerKey, long windowMs, long slideMs,
+                       double eventsPerKafkaRecord, double costNsPerMs, double fireCostNsPerKey, long windowMs,
+                       long slideMs,
                        long offsetMs, long keys, boolean metrics, List<Output> outputs) {
 
         /** CPU per record in: for a source, per event, its Kafka records' cost spread over their events. */
@@ -113,6 +116,8 @@ public record SimSpec(
      * too: its firings emit them, in proportion to the records each window holds; see {@link SimTask}).
      */
     public record Output(String to, double selectivity) {}
+
+    private static final double NS_PER_MS = 1_000_000.0;
 
     static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true)
@@ -149,6 +154,8 @@ public record SimSpec(
                 require(t.costNsPerRecord() > 0, q.id() + "/" + t.role() + ": costNsPerRecord must be > 0");
                 require(t.costNsPerKafkaRecord() >= 0 && t.eventsPerKafkaRecord() >= 1,
                         q.id() + "/" + t.role() + ": need costNsPerKafkaRecord >= 0, eventsPerKafkaRecord >= 1");
+                require(t.costNsPerMs() >= 0 && t.costNsPerMs() < NS_PER_MS,
+                        q.id() + "/" + t.role() + ": costNsPerMs must be in [0, 1 000 000)");
                 require(!t.kind().equals("window") || t.windowMs() > 0, q.id() + "/" + t.role() + ": windowMs");
             }
         }

@@ -56,6 +56,8 @@ final class SimTask {
     long watermark = TaskSnapshot.NO_WATERMARK;
     long maxEventTime = Long.MIN_VALUE;
     double carryNs;
+    /** CPU owed for simulated time ({@code costNsPerMs} a ms, {@link #accrueTime}), paid before any record. */
+    private double timeNs;
     long recordsIn;
     long recordsOut;
     double cpuNs;
@@ -155,7 +157,12 @@ final class SimTask {
         for (Firing f : firings) {
             fire += f.remainingNs()[0];
         }
-        return fire + processableRecords(capacity) * costNs - carryNs;
+        return fire + timeNs + processableRecords(capacity) * costNs - carryNs;
+    }
+
+    /** One more ms of the task's per-time cost (SimSpec.Task#costNsPerMs), owed until it next runs. */
+    void accrueTime() {
+        timeNs += spec.costNsPerMs();
     }
 
     /** True if something is waiting that costs no CPU (a watermark at the head). */
@@ -170,6 +177,12 @@ final class SimTask {
      */
     void run(long now, double budgetNs, long capacity, Outputs out) {
         carryNs += budgetNs;
+        if (timeNs > 0) {  // the per-time work comes first: a task behind on it reads no record
+            double spend = Math.min(timeNs, Math.max(0, carryNs));
+            timeNs -= spend;
+            carryNs -= spend;
+            cpuNs += spend;
+        }
         while (true) {
             if (!firings.isEmpty()) {
                 if (!workOnFiring(now, out)) {

@@ -108,6 +108,11 @@ public final class Simulation {
         }
     }
 
+    /** Every task of every query (for tests: their counters after {@link #run}). */
+    List<SimTask> tasks() {
+        return allTasks;
+    }
+
     /** Runs the simulation and writes the run directory; returns what sim.json says. */
     public Map<String, Object> run(Path dir) throws IOException {
         long wallStart = System.nanoTime();

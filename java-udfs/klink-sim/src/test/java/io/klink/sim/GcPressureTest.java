@@ -34,7 +34,7 @@ class GcPressureTest {
     static SimSpec fillingHeap(String policy, String queues, double gcPressure) {
         SimSpec base = SimulationTest.spec(policy, 2, 6000, 0.05, queues, "const:0ms");
         List<SimSpec.Query> slow = base.queries().stream().map(q -> new SimSpec.Query(q.id(), q.windowOffsetMs(),
-                List.of(q.tasks().get(0), new SimSpec.Task("window", "window", 40_000, 0, 1, 1000, 1000, 0, 0, 10, true,
+                List.of(q.tasks().get(0), new SimSpec.Task("window", "window", 40_000, 0, 1, 0, 1000, 1000, 0, 0, 10, true,
                         List.of())))).toList();
         return SimulationTest.with(base, Map.of("queries", slow, "gcPressure", gcPressure, "heapBytes", 4L << 20,
                 "baseHeapBytes", 1L << 20));

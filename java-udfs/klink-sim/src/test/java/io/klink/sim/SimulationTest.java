@@ -25,9 +25,9 @@ class SimulationTest {
         List<SimSpec.Query> qs = new ArrayList<>();
         for (int i = 0; i < queries; i++) {
             qs.add(new SimSpec.Query(String.format("q%02d", i), 137L * i % 1000, List.of(
-                    new SimSpec.Task("source", "source", 2000, 0, 1, 0, 0, 0, 0, 0, false,
+                    new SimSpec.Task("source", "source", 2000, 0, 1, 0, 0, 0, 0, 0, 0, false,
                             List.of(new SimSpec.Output("window", 1.0 / 3))),
-                    new SimSpec.Task("window", "window", 2000, 0, 1, 1000, 1000, 0, 0, 10, true, List.of()))));
+                    new SimSpec.Task("window", "window", 2000, 0, 1, 0, 1000, 1000, 0, 0, 10, true, List.of()))));
         }
         return new SimSpec("t-" + policy, 7, 1_800_000_000_000L, 8000, 2000, 20_000, 450, policy,
                 Map.of("r", "100"), "pause", 1, cores, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, queues, 1000, 64L << 20, 8L << 20, 200, 100,
@@ -121,11 +121,11 @@ class SimulationTest {
     void aWindowsOutputEdgeGivesItsSelectivityPerRecordInWhateverItsKeys() throws IOException {
         // LRB-shaped: a sliding 2 s / 1 s window of 10 keys sends 0.1 results per record in to a 1 s metrics window
         List<SimSpec.Query> chain = List.of(new SimSpec.Query("q00", 0, List.of(
-                new SimSpec.Task("source", "source", 2000, 0, 1, 0, 0, 0, 0, 0, false,
+                new SimSpec.Task("source", "source", 2000, 0, 1, 0, 0, 0, 0, 0, 0, false,
                         List.of(new SimSpec.Output("stats", 1.0))),
-                new SimSpec.Task("stats", "window", 2000, 0, 1, 1000, 2000, 1000, 0, 10, false,
+                new SimSpec.Task("stats", "window", 2000, 0, 1, 0, 1000, 2000, 1000, 0, 10, false,
                         List.of(new SimSpec.Output("toll", 0.1))),
-                new SimSpec.Task("toll", "window", 2000, 0, 1, 1000, 1000, 0, 0, 10, true, List.of()))));
+                new SimSpec.Task("toll", "window", 2000, 0, 1, 0, 1000, 1000, 0, 0, 10, true, List.of()))));
         SimSpec s = with(spec("default", 1, 3000, 1.0, "credit", "const:0ms"), Map.of("queries", chain));
         new Simulation(s).run(dir);
         long start = 1_800_000_000_000L;
@@ -159,7 +159,7 @@ class SimulationTest {
         // a slow window: its input queue is where a backlog builds
         SimSpec base = spec("klink", 2, 6000, 0.05, "credit", "const:0ms");
         List<SimSpec.Query> slow = base.queries().stream().map(q -> new SimSpec.Query(q.id(), q.windowOffsetMs(),
-                List.of(q.tasks().get(0), new SimSpec.Task("window", "window", 40_000, 0, 1, 1000, 1000, 0, 0, 10, true,
+                List.of(q.tasks().get(0), new SimSpec.Task("window", "window", 40_000, 0, 1, 0, 1000, 1000, 0, 0, 10, true,
                         List.of())))).toList();
         double credit = peakMemory(withQueues(base, slow, "credit"), "credit");
         double heap = peakMemory(withQueues(base, slow, "heap"), "heap");

@@ -22,9 +22,9 @@ class SourceRecordCostTest {
     static SimSpec spec(double perEvent, double perRecord, double eventsPerRecord, long rate, double cores) {
         SimSpec base = SimulationTest.spec("default", 1, rate, cores, "credit", "uniform:0-300ms");
         List<SimSpec.Query> queries = List.of(new SimSpec.Query("q00", 0, List.of(
-                new SimSpec.Task("source", "source", perEvent, perRecord, eventsPerRecord, 0, 0, 0, 0, 0, false,
+                new SimSpec.Task("source", "source", perEvent, perRecord, eventsPerRecord, 0, 0, 0, 0, 0, 0, false,
                         List.of(new SimSpec.Output("window", 1.0 / 3))),
-                new SimSpec.Task("window", "window", 100, 0, 1, 1000, 1000, 0, 0, 10, true, List.of()))));
+                new SimSpec.Task("window", "window", 100, 0, 1, 0, 1000, 1000, 0, 0, 10, true, List.of()))));
         return SimulationTest.with(base, Map.of("queries", queries));
     }
 
