@@ -217,7 +217,7 @@ def _simulated_capacity(workload: str, config, settings, thresholds, results_dir
 
 
 def _print_result(result: SearchResult, queries: int, took: str) -> None:
-    table = Table("#", "rate/query", "total/s", "verdict", "read", "sent", "lag p99 ms", "latency growth",
+    table = Table("#", "rate/query", "total/s", "verdict", "read", "sent", "send lag ms", "latency growth",
                   title=f"capacity probes ({took})")
     for number, probe in enumerate(result.probes, start=1):
         criteria = probe.assessment.criteria
@@ -225,11 +225,20 @@ def _print_result(result: SearchResult, queries: int, took: str) -> None:
         table.add_row(str(number), str(probe.rate), str(probe.rate * queries), probe.assessment.verdict,
                       _percent(values.get("source_read", {}).get("read_fraction")),
                       _percent(values.get("generator", {}).get("achieved_fraction")),
-                      _number(values.get("generator", {}).get("lag_p99_ms")),
+                      _lag(values.get("generator", {})),
                       _percent(values.get("latency_trend", {}).get("growth_fraction")))
     output.out.print(table)  # `out` is capacity's --out
     rate = f"{result.rate} events/s per query ({result.rate * queries} in total)" if result.rate else "none found"
     click.echo(f"capacity: {rate}; bottleneck: {result.bottleneck}; {result.stopped}")
+
+
+def _lag(generator: dict) -> str:
+    """(c)'s send lag with its statistic when it is not the windows' (capacity_criteria.generator_schedule)."""
+    from klinkctl.run.capacity_criteria import LAG_ENTERING
+
+    value = generator.get("lag_ms", generator.get("lag_p99_ms"))
+    statistic = generator.get("lag_statistic")
+    return _number(value) + ("" if statistic in (None, LAG_ENTERING) else f" ({statistic})")
 
 
 def _number(value: float | None) -> str:

@@ -118,9 +118,7 @@ def search(probe: ProbeFunction, settings: SearchSettings,
             return SearchResult(passed, ABORTED, False, f"probe at {rate} events/s per query failed: "
                                                         f"{result.assessment.why}", probes)
         if verdict == GENERATOR:
-            return SearchResult(passed, GENERATOR, False, f"at {rate} events/s per query the generator, not "
-                                "Flink, is the bottleneck: it missed its schedule while Flink read everything "
-                                "offered", probes)
+            return SearchResult(passed, GENERATOR, False, generator_stop(rate, result.assessment), probes)
         if verdict == SUSTAINABLE:
             passed = max(passed or 0, rate)
         else:
@@ -131,6 +129,14 @@ def search(probe: ProbeFunction, settings: SearchSettings,
         rate = next_rate(passed, failed, settings)
     return SearchResult(passed, FLINK if passed and failed else NOT_REACHED, False, _limit_reason(
         rate, passed, failed, settings), probes)
+
+
+def generator_stop(rate: int, assessment: Assessment) -> str:
+    """The `stopped` sentence of a generator-bound probe: which of (c)'s statistics decided, against what."""
+    generator = assessment.criteria.get("generator")
+    detail = f" ({generator.why})" if generator is not None else ""
+    return (f"at {rate} events/s per query the generator, not Flink, is the bottleneck: it missed its schedule"
+            f"{detail} while Flink read everything offered")
 
 
 def next_rate(passed: int | None, failed: int | None, settings: SearchSettings) -> int | None:
