@@ -175,6 +175,22 @@ class SimulationTest {
         return with(s, Map.of("nodes", nodes, "coresPerNode", cores, "placement", placement, "forwarding", forwarding));
     }
 
+
+    /**
+     * One YSB-shaped query: a source (sourcePerEvent ns per event plus sourcePerKafkaRecord per Kafka record of
+     * eventsPerKafkaRecord events) sending a third of its events to a 1 s window of 10 keys (windowPerRecord ns per
+     * record plus windowPerMs per simulated ms).
+     */
+    static SimSpec ysbShaped(long rate, double cores, double sourcePerEvent, double sourcePerKafkaRecord,
+                             double eventsPerKafkaRecord, double windowPerRecord, double windowPerMs) {
+        SimSpec base = spec("default", 1, rate, cores, "credit", "uniform:0-300ms");
+        List<SimSpec.Query> queries = List.of(new SimSpec.Query("q00", 0, List.of(
+                new SimSpec.Task("source", "source", sourcePerEvent, sourcePerKafkaRecord, eventsPerKafkaRecord, 0, 0,
+                        0, 0, 0, 0, false, List.of(new SimSpec.Output("window", 1.0 / 3))),
+                new SimSpec.Task("window", "window", windowPerRecord, 0, 1, windowPerMs, 1000, 1000, 0, 0, 10, true,
+                        List.of()))));
+        return with(base, Map.of("queries", queries));
+    }
     /** {@code s} with some of its fields replaced, by name (as in the spec's JSON). */
     static SimSpec with(SimSpec s, Map<String, Object> fields) {
         Map<String, Object> json = new HashMap<>(SimSpec.JSON.convertValue(s, new TypeReference<Map<String, Object>>() {}));

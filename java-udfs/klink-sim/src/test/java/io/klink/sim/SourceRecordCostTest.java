@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,12 +19,7 @@ class SourceRecordCostTest {
 
     /** One YSB-shaped query whose source costs perEvent ns per event plus perRecord ns per Kafka record. */
     static SimSpec spec(double perEvent, double perRecord, double eventsPerRecord, long rate, double cores) {
-        SimSpec base = SimulationTest.spec("default", 1, rate, cores, "credit", "uniform:0-300ms");
-        List<SimSpec.Query> queries = List.of(new SimSpec.Query("q00", 0, List.of(
-                new SimSpec.Task("source", "source", perEvent, perRecord, eventsPerRecord, 0, 0, 0, 0, 0, 0, false,
-                        List.of(new SimSpec.Output("window", 1.0 / 3))),
-                new SimSpec.Task("window", "window", 100, 0, 1, 0, 1000, 1000, 0, 0, 10, true, List.of()))));
-        return SimulationTest.with(base, Map.of("queries", queries));
+        return SimulationTest.ysbShaped(rate, cores, perEvent, perRecord, eventsPerRecord, 100, 0);
     }
 
     /** The source's mean records (events) in per second over the run's throughput rows. */

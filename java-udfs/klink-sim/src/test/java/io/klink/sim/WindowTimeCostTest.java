@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,13 +17,7 @@ class WindowTimeCostTest {
 
     /** One YSB-shaped query: the source at perEvent ns, the window at perRecord ns per record plus perMs a ms. */
     static SimSpec spec(double perEvent, double perRecord, double perMs, long rate, double cores) {
-        SimSpec base = SimulationTest.spec("default", 1, rate, cores, "credit", "uniform:0-300ms");
-        List<SimSpec.Query> queries = List.of(new SimSpec.Query("q00", 0, List.of(
-                new SimSpec.Task("source", "source", perEvent, 0, 1, 0, 0, 0, 0, 0, 0, false,
-                        List.of(new SimSpec.Output("window", 1.0 / 3))),
-                new SimSpec.Task("window", "window", perRecord, 0, 1, perMs, 1000, 1000, 0, 0, 10, true,
-                        List.of()))));
-        return SimulationTest.with(base, Map.of("queries", queries));
+        return SimulationTest.ysbShaped(rate, cores, perEvent, 0, 1, perRecord, perMs);
     }
 
     static SimTask window(Simulation sim) {
