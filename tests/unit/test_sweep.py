@@ -228,8 +228,8 @@ def test_every_shipped_config_plans(config, tmp_path, monkeypatch):
     assert config.read_text().startswith("#")  # what the paper ran, what we run and why
 
 
-#: Settings a capacity is measured with that shipped sweep files vary per cell (its {field} placeholders).
-CAPACITY_CELL_SETTINGS = ("queries", "watermark-bound", "delay", "placement")
+#: Settings a capacity is measured with that shipped sweep files set or vary per cell (its {field} placeholders).
+CAPACITY_CELL_SETTINGS = ("queries", "watermark-bound", "watermark-interval", "delay", "placement")
 
 
 def write_stand_in_capacities(raw: dict, root: Path) -> None:
