@@ -272,10 +272,11 @@ def measured_windows(run_dir: Path, summary: dict, config) -> pd.DataFrame:
     if latency.empty:
         return pd.DataFrame({"window_end": [], "swm_latency_ms": [], "send_lag_ms": []})
     warmup_until = summary.get("warmup_until_ms")
-    end = warmup_until - config.warmup_ms + config.duration_ms if warmup_until else None
-    windows = measured_rows(latency, end)[["window_end", "swm_latency_ms"]].dropna()
-    lag_seconds = read_table(run_dir / "generator.csv") if warmup_until else pd.DataFrame()
-    lags = entering_send_lags(windows["window_end"].to_numpy(), lag_seconds, warmup_until - config.warmup_ms,
-                              config.watermark_bound_ms, config.watermark_interval_ms) if warmup_until \
-        else np.full(len(windows), np.nan)
-    return windows.assign(send_lag_ms=lags)
+    start = warmup_until - config.warmup_ms if warmup_until else None
+    windows = measured_rows(latency, start + config.duration_ms if start is not None else None)[
+        ["window_end", "swm_latency_ms"]].dropna()
+    if start is None:
+        return windows.assign(send_lag_ms=np.nan)
+    return windows.assign(send_lag_ms=entering_send_lags(
+        windows["window_end"].to_numpy(), read_table(run_dir / "generator.csv"), start, config.watermark_bound_ms,
+        config.watermark_interval_ms))
